@@ -1,0 +1,174 @@
+package verdict
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SchemaVersion is the version of the RunReport JSON shape; it changes only
+// when a field is renamed, removed or changes meaning.
+const SchemaVersion = 1
+
+// RunReport is the verdict of one run and everything around it. The same
+// value is returned by the Go API, written to .last_run.json, printed by
+// `run --json` and read by `report`.
+type RunReport struct {
+	Config        string    `json:"config"`
+	RunID         string    `json:"run_id"`
+	SchemaVersion int       `json:"schema_version"`
+	StartedAt     time.Time `json:"started_at"`
+	FinishedAt    time.Time `json:"finished_at"`
+	// Stop says why the run ended; Detail adds the specifics.
+	Stop   Stop   `json:"stop"`
+	Detail string `json:"detail"`
+	// Outcome says how the run went; Rule is the outcome rule (1-4) that
+	// set it, 0 for a run that never started.
+	Outcome    Outcome `json:"outcome"`
+	Rule       Rule    `json:"outcome_rule"`
+	Productive bool    `json:"productive"`
+	// Started is false for a config that never started: "Not started" or
+	// a locked storage path. Such a report is never written to storage.
+	Started   bool          `json:"started"`
+	Requests  RequestCounts `json:"requests"`
+	Items     ItemCounts    `json:"items"`
+	Traversal Traversal     `json:"traversal"`
+	// CoverageGaps counts URLs whose result was a failure, or a page
+	// extraction could not use; Gaps lists the first of them.
+	CoverageGaps   int     `json:"coverage_gaps"`
+	Gaps           []Gap   `json:"gaps"`
+	EmptyRunStreak int     `json:"empty_run_streak"`
+	Breaker        Breaker `json:"breaker"`
+	Export         Export  `json:"export"`
+}
+
+// RequestCounts counts HTTP exchanges and URL results.
+type RequestCounts struct {
+	// Total is every HTTP exchange for a page, retries included; robots.txt
+	// fetches are not counted.
+	Total int `json:"total"`
+	// OK, Neutral and Failed count URL results after their retries.
+	OK      int `json:"ok"`
+	Neutral int `json:"neutral"`
+	Failed  int `json:"failed"`
+	// Retried counts exchanges that were retries of an earlier one.
+	Retried int `json:"retried"`
+	// RobotsExcluded counts URLs robots.txt kept the run from fetching.
+	RobotsExcluded int `json:"robots_excluded"`
+}
+
+// ItemCounts counts items stored by the run, by change.
+type ItemCounts struct {
+	New       int `json:"new"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+	Removed   int `json:"removed"`
+}
+
+// Traversal describes the crawl from the start URLs until the queue is
+// empty, which may span several runs.
+type Traversal struct {
+	// ID numbers traversals of one storage path from 1.
+	ID uint64 `json:"id"`
+	// Started is true when this run began the traversal.
+	Started bool `json:"started"`
+	// Completed is true when this run emptied the queue.
+	Completed bool `json:"completed"`
+	// Queued is how many URLs wait in the queue for the next run.
+	Queued int `json:"queued"`
+}
+
+// Gap is one coverage gap: a URL and why it is one.
+type Gap struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+// MaxListedGaps bounds RunReport.Gaps; CoverageGaps holds the full count.
+const MaxListedGaps = 20
+
+// Breaker tells the story of the run's pauses and probes.
+type Breaker struct {
+	Trips  int            `json:"trips"`
+	Probes int            `json:"probes"`
+	Events []BreakerEvent `json:"events"`
+}
+
+// BreakerEvent is one trip, pause, probe, resume or give-up.
+type BreakerEvent struct {
+	At      time.Time `json:"at"`
+	Kind    string    `json:"kind"`
+	Request int       `json:"request"`
+	Failed  int       `json:"failed"`
+	Of      int       `json:"of"`
+}
+
+// Export says whether the run published data, and if not, why.
+type Export struct {
+	Published bool     `json:"published"`
+	Reason    string   `json:"reason"`
+	Path      string   `json:"path"`
+	Files     []string `json:"files"`
+	Rows      int      `json:"rows"`
+}
+
+// Failed reports whether the outcome is failed.
+func (r RunReport) Failed() bool { return r.Outcome == OutcomeFailed }
+
+// Summary is the one human line every run prints, such as
+// "books: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s".
+func (r RunReport) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s (%s)", r.Config, r.Outcome, r.Stop)
+	if !r.Started {
+		fmt.Fprintf(&b, " · %s", r.Detail)
+		return b.String()
+	}
+	fmt.Fprintf(&b, " · %d requests · %d new · %d changed · %d coverage gaps", r.Requests.Total, r.Items.New, r.Items.Changed, r.CoverageGaps)
+	if r.Items.Removed > 0 {
+		fmt.Fprintf(&b, " · %d removed", r.Items.Removed)
+	}
+	if r.Breaker.Trips > 0 {
+		fmt.Fprintf(&b, " · %d trips", r.Breaker.Trips)
+	}
+	fmt.Fprintf(&b, " · %.1fs", r.FinishedAt.Sub(r.StartedAt).Seconds())
+	if r.Detail != "" {
+		fmt.Fprintf(&b, " · %s", r.Detail)
+	}
+	return b.String()
+}
+
+// NotStarted is the report of a config that a deadline or a signal stopped
+// before it started.
+func NotStarted(config string, at time.Time) RunReport {
+	r := unstarted(config, at, StopInterrupted, DetailNotStarted)
+	r.Export.Reason = DetailNotStarted
+	return r
+}
+
+// Locked is the report of a config whose storage path another process
+// holds; detail names the path.
+func Locked(config string, at time.Time, detail string) RunReport {
+	r := unstarted(config, at, StopError, detail)
+	r.Export.Reason = "storage is locked"
+	return r
+}
+
+func unstarted(config string, at time.Time, stop Stop, detail string) RunReport {
+	return RunReport{
+		Config: config, SchemaVersion: SchemaVersion,
+		StartedAt: at, FinishedAt: at,
+		Stop: stop, Detail: detail, Outcome: OutcomeFailed,
+		Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}},
+		Export: Export{Files: []string{}},
+	}
+}
+
+// NextEmptyRunStreak returns the streak after a run: 0 for a productive
+// run, one more than before otherwise.
+func NextEmptyRunStreak(previous int, productive bool) int {
+	if productive {
+		return 0
+	}
+	return previous + 1
+}

@@ -1,0 +1,45 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSummaryLine(t *testing.T) {
+	start := time.Date(2026, 11, 30, 0, 23, 5, 0, time.UTC)
+	r := RunReport{
+		Config: "books", Started: true, Outcome: OutcomeSuccess, Stop: StopQueueEmpty,
+		StartedAt: start, FinishedAt: start.Add(4100 * time.Millisecond),
+		Requests: RequestCounts{Total: 1062}, Items: ItemCounts{New: 12, Changed: 3}, CoverageGaps: 2,
+	}
+	want := "books: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s"
+	if got := r.Summary(); got != want {
+		t.Fatalf("summary:\n got %q\nwant %q", got, want)
+	}
+	r.Detail = "Reached max requests limit (20)"
+	if got := r.Summary(); !strings.HasSuffix(got, " · Reached max requests limit (20)") {
+		t.Fatalf("summary must end with the detail: %q", got)
+	}
+}
+
+func TestUnstartedReports(t *testing.T) {
+	at := time.Now()
+	ns := NotStarted("books", at)
+	if ns.Outcome != OutcomeFailed || ns.Detail != "Not started" || ns.Started {
+		t.Fatalf("not started report = %+v", ns)
+	}
+	lk := Locked("books", at, "storage state/books is in use by another process")
+	if lk.Outcome != OutcomeFailed || lk.Stop != StopError || !strings.Contains(lk.Detail, "state/books") {
+		t.Fatalf("locked report = %+v", lk)
+	}
+	if got := ns.Summary(); got != "books: failed (interrupted) · Not started" {
+		t.Fatalf("summary = %q", got)
+	}
+}
+
+func TestNextEmptyRunStreak(t *testing.T) {
+	if NextEmptyRunStreak(4, true) != 0 || NextEmptyRunStreak(4, false) != 5 || NextEmptyRunStreak(0, false) != 1 {
+		t.Fatal("streak arithmetic is wrong")
+	}
+}
