@@ -1,0 +1,137 @@
+package extract
+
+import (
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fuzzSpec exercises every type and option, in cards mode too.
+func fuzzSpec() Spec {
+	return Spec{
+		Listing: ListingSpec{ItemLinks: "a, h3 a", NextPage: "li.next a", Items: "article, li"},
+		Fields: []FieldSpec{
+			{Name: "title", CSS: "h1, h3", Required: true},
+			{Name: "price", CSS: "p", Type: TypeFloat64, Regex: `[\d.,]+`},
+			{Name: "stock", CSS: "p, td", Type: TypeInt64, Regex: `(\d[\d,]*)`},
+			{Name: "flag", CSS: "b", Type: TypeBool},
+			{Name: "when", CSS: "time", Type: TypeTimestamp, Attr: "datetime"},
+			{Name: "day", CSS: "time", Type: TypeTimestamp, Format: "2 January 2006"},
+			{Name: "image", CSS: "img", Attr: "src", URL: true},
+			{Name: "tags", CSS: "li", Multiple: true},
+			{Name: "links", CSS: "a", Attr: "href", URL: true, Multiple: true},
+			{Name: "nums", CSS: "td, span", Type: TypeInt64, Multiple: true},
+			{Name: "reals", CSS: "span", Type: TypeFloat64, Multiple: true},
+			{Name: "bits", CSS: "b, i", Type: TypeBool, Multiple: true},
+			{Name: "times", CSS: "time", Type: TypeTimestamp, Multiple: true},
+		},
+	}
+}
+
+func FuzzItem(f *testing.F) {
+	f.Add(fixture(f, "book.html"))
+	f.Add(fixture(f, "listing.html"))
+	for _, s := range []string{
+		``,
+		`<h1>x</h1><p>£1,234.50 (3 available)</p><b>yes</b><i>0</i>`,
+		`<base href="//cdn.example/a/"><img src="../x.png"><a href="javascript:x">j</a><a href="#f">f</a>`,
+		`<table><tr><td>1 000</td><td>x</td></tr></table><span>-0</span><span>1e3</span>`,
+		`<time datetime="2016-03-01T10:20:30.5+01:00">1 March 2016</time><time>bad</time>`,
+		`<article><h3><a href="/p/1">One</a></h3></article><li class="next"><a href="?p=2">n</a></li>`,
+		"<h1>\u00a0a\tb\u3000</h1><p>\xff\xfe</p>",
+	} {
+		f.Add([]byte(s))
+	}
+	x := mustCompile(f, fuzzSpec())
+	page := mustURL(f, "https://fuzz.example/dir/page?q=1")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		doc, err := x.Parse(body)
+		if err != nil {
+			return
+		}
+		it, err := x.Item(doc, page)
+		if err != nil && !IsUnusable(err) {
+			t.Fatalf("Item: unexpected error %v", err)
+		}
+		checkItem(t, x, it)
+		l := x.Listing(doc, page)
+		for _, it := range l.Items {
+			checkItem(t, x, it)
+		}
+		for _, u := range l.Unusable {
+			if u.Err == nil || len(u.Err.Missing) == 0 {
+				t.Fatalf("unusable card without missing fields: %+v", u)
+			}
+		}
+		for _, link := range append(l.ItemLinks, l.NextPages...) {
+			u, err := url.Parse(link)
+			if err != nil || !u.IsAbs() || u.Fragment != "" || strings.HasPrefix(link, "javascript:") {
+				t.Fatalf("bad link %q", link)
+			}
+		}
+	})
+}
+
+// checkItem asserts the value invariants and a deterministic Hash.
+func checkItem(t *testing.T, x *Extractor, it Item) {
+	t.Helper()
+	fields := x.Fields()
+	if len(it.Values) != len(fields) {
+		t.Fatalf("%d values for %d fields", len(it.Values), len(fields))
+	}
+	for i, v := range it.Values {
+		fs := fields[i]
+		if v == nil {
+			if fs.Multiple {
+				t.Fatalf("%s: nil list", fs.Name)
+			}
+			continue
+		}
+		rv := reflect.ValueOf(v)
+		if fs.Multiple {
+			if rv.Kind() != reflect.Slice || rv.IsNil() {
+				t.Fatalf("%s: %T is not a non-nil list", fs.Name, v)
+			}
+			for j := 0; j < rv.Len(); j++ {
+				checkValue(t, fs, rv.Index(j).Interface())
+			}
+			continue
+		}
+		checkValue(t, fs, v)
+	}
+	h := it.Hash()
+	if len(h) != 32 || h != it.Hash() {
+		t.Fatalf("Hash not deterministic or malformed: %q", h)
+	}
+	clone := it
+	clone.Values = append([]any(nil), it.Values...)
+	if clone.Hash() != h {
+		t.Fatal("Hash differs for equal values")
+	}
+}
+
+func checkValue(t *testing.T, fs FieldSpec, v any) {
+	t.Helper()
+	want := map[Type]reflect.Type{
+		TypeString: reflect.TypeOf(""), TypeInt64: reflect.TypeOf(int64(0)), TypeFloat64: reflect.TypeOf(0.0),
+		TypeBool: reflect.TypeOf(false), TypeTimestamp: reflect.TypeOf(time.Time{}),
+	}[fs.Type]
+	if reflect.TypeOf(v) != want {
+		t.Fatalf("%s: value %#v is %T, want %v", fs.Name, v, v, want)
+	}
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			t.Fatalf("%s: empty string value", fs.Name)
+		}
+		if !fs.URL && (v[0] == ' ' || v[len(v)-1] == ' ' || strings.Contains(v, "  ")) {
+			t.Fatalf("%s: %q is not normalised", fs.Name, v)
+		}
+	case time.Time:
+		if v.Location() != time.UTC {
+			t.Fatalf("%s: %v not in UTC", fs.Name, v)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package extract
+
+import (
+	"net/url"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+)
+
+// Listing is what a listing page yields. Each slice is nil when empty.
+type Listing struct {
+	// ItemLinks are absolute item page URLs, without fragments, de-duplicated
+	// in document order. In cards mode links inside cards are left out.
+	ItemLinks []string
+	// NextPages are absolute URLs of further listing pages, likewise.
+	NextPages []string
+	// Items are the usable cards (cards mode only), in document order.
+	Items []Item
+	// Unusable are the cards that lack required fields (cards mode only).
+	Unusable []Unusable
+}
+
+// Unusable is a listing card that could not become an Item.
+type Unusable struct {
+	URL string
+	Err *UnusableError
+}
+
+// Listing reads the links of a listing page and, when the Spec sets
+// Listing.Items, one Item per card. Links resolve against BaseURL(doc,
+// pageURL); relative links that cannot be made absolute are skipped. A
+// card's URL is its first usable item_links match (the card itself or
+// inside it), else pageURL; item_links inside cards are not ItemLinks.
+func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
+	var l Listing
+	if doc == nil {
+		return l
+	}
+	base := BaseURL(doc, pageURL)
+	root := doc.Selection
+	var cards map[*html.Node]struct{}
+	if x.items != nil {
+		cards = x.readCards(&l, root, base, pageURL)
+	}
+	if x.itemLinks != nil {
+		var set linkSet
+		for _, n := range root.FindMatcher(x.itemLinks).Nodes {
+			if len(cards) > 0 && inCard(n, cards) {
+				continue
+			}
+			if link, ok := hrefLink(base, n); ok {
+				set.add(link)
+			}
+		}
+		l.ItemLinks = set.list
+	}
+	if x.nextPage != nil {
+		var set linkSet
+		for _, n := range root.FindMatcher(x.nextPage).Nodes {
+			if link, ok := hrefLink(base, n); ok {
+				set.add(link)
+			}
+		}
+		l.NextPages = set.list
+	}
+	return l
+}
+
+// readCards fills l.Items and l.Unusable and returns the set of card nodes.
+func (x *Extractor) readCards(l *Listing, root *goquery.Selection, base, pageURL *url.URL) map[*html.Node]struct{} {
+	found := root.FindMatcher(x.items)
+	if len(found.Nodes) == 0 {
+		return nil
+	}
+	pageStr := ""
+	if pageURL != nil {
+		pageStr = pageURL.String()
+	}
+	cards := make(map[*html.Node]struct{}, len(found.Nodes))
+	r := newReader(x, base)
+	defer r.release()
+	for i, n := range found.Nodes {
+		cards[n] = struct{}{}
+		card := found.Eq(i)
+		cardURL := pageStr
+		if link, ok := x.cardLink(card, base); ok {
+			cardURL = link
+		}
+		it, err := r.item(card, cardURL)
+		if err != nil {
+			l.Unusable = append(l.Unusable, Unusable{URL: cardURL, Err: err})
+			continue
+		}
+		l.Items = append(l.Items, it)
+	}
+	return cards
+}
+
+// cardLink returns the first usable item link of a card.
+func (x *Extractor) cardLink(card *goquery.Selection, base *url.URL) (string, bool) {
+	if x.itemLinks == nil {
+		return "", false
+	}
+	if n := card.Nodes[0]; x.itemLinks.Match(n) {
+		if link, ok := hrefLink(base, n); ok {
+			return link, true
+		}
+	}
+	if first := card.FindMatcher(x.firstLink).Nodes; len(first) > 0 {
+		if link, ok := hrefLink(base, first[0]); ok {
+			return link, true
+		}
+	}
+	for _, n := range card.FindMatcher(x.itemLinks).Nodes {
+		if link, ok := hrefLink(base, n); ok {
+			return link, true
+		}
+	}
+	return "", false
+}
+
+// inCard reports whether n is a card or inside one.
+func inCard(n *html.Node, cards map[*html.Node]struct{}) bool {
+	for ; n != nil; n = n.Parent {
+		if _, ok := cards[n]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// hrefLink returns n's href as an absolute link (see linkURL).
+func hrefLink(base *url.URL, n *html.Node) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Key == "href" && a.Namespace == "" {
+			return linkURL(base, a.Val)
+		}
+	}
+	return "", false
+}
+
+// linkSet keeps links unique in insertion order, switching from a linear
+// scan to a map once it grows.
+type linkSet struct {
+	list []string
+	seen map[string]struct{}
+}
+
+func (s *linkSet) add(link string) {
+	if s.seen != nil {
+		if _, dup := s.seen[link]; dup {
+			return
+		}
+		s.seen[link] = struct{}{}
+	} else {
+		for _, l := range s.list {
+			if l == link {
+				return
+			}
+		}
+		if len(s.list) == 32 {
+			s.seen = make(map[string]struct{}, 64)
+			for _, l := range s.list {
+				s.seen[l] = struct{}{}
+			}
+			s.seen[link] = struct{}{}
+		}
+	}
+	s.list = append(s.list, link)
+}

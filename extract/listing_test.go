@@ -1,0 +1,125 @@
+package extract
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestListingLinks(t *testing.T) {
+	const page = "https://shop.example.com/list/page-1.html?sort=new"
+	tests := []struct {
+		name  string
+		spec  ListingSpec
+		body  string
+		links []string
+		next  []string
+	}{
+		{
+			name: "resolve, de-dup, drop fragments, skip non-links",
+			spec: ListingSpec{ItemLinks: "a.item"},
+			body: `<a class="item" href="b.html">1</a>
+				<a class="item" href=" b.html#reviews ">dup with fragment</a>
+				<a class="item" href="/top/c.html?x=1&amp;y=2">abs path</a>
+				<a class="item" href="../d.html">dotdot</a>
+				<a class="item" href="//cdn.example.net/e">protocol-relative</a>
+				<a class="item" href="HTTP://Other.Example/F">absolute</a>
+				<a class="item" href="?page=2">query only</a>
+				<a class="item" href="javascript:void(0)">js</a>
+				<a class="item" href=" JavaScript:alert(1)">js upper</a>
+				<a class="item" href="mailto:a@example.com">mail</a>
+				<a class="item" href="tel:+441234">tel</a>
+				<a class="item" href="data:text/html,hi">data</a>
+				<a class="item" href="">empty</a>
+				<a class="item" href="   ">blank</a>
+				<a class="item">no href</a>
+				<a class="item" href="http://[::1">bad</a>
+				<a class="item" href="b
+				.html">newline inside</a>
+				<a href="/not-selected">other</a>`,
+			links: []string{
+				"https://shop.example.com/list/b.html",
+				"https://shop.example.com/top/c.html?x=1&y=2",
+				"https://shop.example.com/d.html",
+				"https://cdn.example.net/e",
+				"http://other.example/F",
+				"https://shop.example.com/list/page-1.html?page=2",
+			},
+		},
+		{
+			name:  "base href",
+			spec:  ListingSpec{ItemLinks: "h3 a", NextPage: "li.next a"},
+			body:  `<head><base href="https://mirror.example.org/books/"></head><h3><a href="x/1.html">1</a></h3><li class="next"><a href="page-2.html">next</a></li>`,
+			links: []string{"https://mirror.example.org/books/x/1.html"},
+			next:  []string{"https://mirror.example.org/books/page-2.html"},
+		},
+		{
+			name:  "relative base href",
+			spec:  ListingSpec{ItemLinks: "a"},
+			body:  `<base href="/root/"><a href="x">1</a>`,
+			links: []string{"https://shop.example.com/root/x"},
+		},
+		{
+			name:  "group selector keeps document order",
+			spec:  ListingSpec{ItemLinks: "a.b, a.a"},
+			body:  `<a class="a" href="/1">1</a><a class="b" href="/2">2</a><a class="a b" href="/3">3</a>`,
+			links: []string{"https://shop.example.com/1", "https://shop.example.com/2", "https://shop.example.com/3"},
+		},
+		{
+			name: "next pages de-duplicated",
+			spec: ListingSpec{ItemLinks: "h3 a", NextPage: "a.next"},
+			body: `<a class="next" href="page-2.html">next</a><a class="next" href="page-2.html#top">next</a><a class="next" href="javascript:next()">js</a>`,
+			next: []string{"https://shop.example.com/list/page-2.html"},
+		},
+		{
+			name: "nothing matches",
+			spec: ListingSpec{ItemLinks: "h3 a", NextPage: "li.next a"},
+			body: `<p>empty</p>`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := mustCompile(t, Spec{Listing: tt.spec})
+			l := x.Listing(mustParse(t, x, tt.body), mustURL(t, page))
+			if !reflect.DeepEqual(l.ItemLinks, tt.links) {
+				t.Errorf("ItemLinks =\n%q\nwant\n%q", l.ItemLinks, tt.links)
+			}
+			if !reflect.DeepEqual(l.NextPages, tt.next) {
+				t.Errorf("NextPages = %q, want %q", l.NextPages, tt.next)
+			}
+			if l.Items != nil || l.Unusable != nil {
+				t.Errorf("items without cards mode: %+v", l)
+			}
+		})
+	}
+}
+
+func TestListingManyLinksDedup(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i := range 100 {
+		fmt.Fprintf(&b, `<a href="/p/%d">x</a><a href="/p/%d#again">x</a>`, i, i)
+		want = append(want, fmt.Sprintf("https://shop.example.com/p/%d", i))
+	}
+	fmt.Fprintf(&b, `<a href="/p/0">first again</a><a href="/p/99">last again</a>`)
+	x := mustCompile(t, Spec{Listing: ListingSpec{ItemLinks: "a"}})
+	l := x.Listing(mustParse(t, x, b.String()), mustURL(t, "https://shop.example.com/"))
+	if !reflect.DeepEqual(l.ItemLinks, want) {
+		t.Errorf("got %d links, want %d in order", len(l.ItemLinks), len(want))
+	}
+}
+
+func TestListingFixture(t *testing.T) {
+	x := mustCompile(t, bookSpec())
+	l := x.Listing(mustParse(t, x, string(fixture(t, "listing.html"))), mustURL(t, "https://books.example.com/index.html"))
+	if len(l.ItemLinks) != 20 {
+		t.Fatalf("got %d item links, want 20: %q", len(l.ItemLinks), l.ItemLinks)
+	}
+	if l.ItemLinks[0] != "https://books.example.com/catalogue/a-light-in-the-attic_1000/index.html" {
+		t.Errorf("first link %q", l.ItemLinks[0])
+	}
+	if want := []string{"https://books.example.com/catalogue/page-2.html"}; !reflect.DeepEqual(l.NextPages, want) {
+		t.Errorf("NextPages = %q, want %q", l.NextPages, want)
+	}
+}
