@@ -1,0 +1,99 @@
+// Package config reads a stage config: one strict TOML file describing one
+// site. Unknown keys are errors; every error names the file, the line and
+// the key; relative paths resolve against the config file's folder.
+package config
+
+import (
+	"time"
+
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// Config is one validated config with defaults filled in.
+type Config struct {
+	// File is the config file's path as it was given.
+	File string
+	// Name identifies the config in reports, paths and metrics.
+	Name      string
+	StartURLs []string
+	// Storage is the absolute path of the folder that holds the config's
+	// state and its .last_run.json.
+	Storage string
+	// Output is the absolute path of the export root.
+	Output string
+	// AllowedDomains are the hosts (and their subdomains) the crawl stays
+	// on, lower-case; by default the hosts of the start URLs.
+	AllowedDomains []string
+	Policy         Policy
+	Extract        extract.Spec
+	Block          Block
+	Export         Export
+	Notify         Notify
+}
+
+// Policy is how the crawl behaves toward the site and when it stops.
+type Policy struct {
+	MaxRequests            int
+	Concurrency            int
+	Delay                  time.Duration
+	Timeout                time.Duration
+	Retries                int
+	Backoff                time.Duration
+	MaxBackoff             time.Duration
+	RetryPassDelay         time.Duration
+	MaxConsecutiveFailures int
+	MaxErrorRate           float64
+	ErrorWindow            int
+	ErrorMinSamples        int
+	MinBodyBytes           int64
+	MaxBodyBytes           int64
+	MaxRedirects           int
+	Pause                  time.Duration
+	ProbeRequests          int
+	MaxProbes              int
+	RespectRobots          bool
+	UserAgent              string
+}
+
+// Thresholds returns the stop-rule thresholds of the policy.
+func (p Policy) Thresholds() verdict.Thresholds {
+	return verdict.Thresholds{
+		MaxConsecutiveFailures: p.MaxConsecutiveFailures,
+		MaxErrorRate:           p.MaxErrorRate,
+		ErrorWindow:            p.ErrorWindow,
+		ErrorMinSamples:        p.ErrorMinSamples,
+	}
+}
+
+// Block holds the rules that recognise a page saying the crawler is
+// blocked: a ban or captcha page, or a status such as 401.
+type Block struct {
+	Selectors []string
+	Texts     []string
+	Statuses  []int
+}
+
+// Export configures the export of new and changed items.
+type Export struct {
+	Format      string
+	Tombstones  bool
+	PublishWhen string
+}
+
+// Notify configures the command run after a failed run.
+type Notify struct {
+	Command string
+	Timeout time.Duration
+}
+
+// Export formats and publish policies.
+const (
+	FormatParquet       = "parquet"
+	FormatArrow         = "arrow"
+	PublishWhenPartial  = "partial"
+	PublishWhenSuccess  = "success"
+	defaultStorageRoot  = "state"
+	defaultOutputRoot   = "out"
+	defaultMaxBodyBytes = 10 << 20
+)

@@ -1,0 +1,184 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/extract"
+)
+
+func TestLoadSpecExample(t *testing.T) {
+	cfg, err := Load(filepath.Join("testdata", "books.toml"))
+	if err != nil {
+		t.Fatalf("the SPEC's example config must load: %v", err)
+	}
+	dir, _ := filepath.Abs("testdata")
+	if cfg.Name != "books" || cfg.Storage != filepath.Join(dir, "state", "books") || cfg.Output != filepath.Join(dir, "out", "books") {
+		t.Fatalf("paths not resolved against the config folder: %+v", cfg)
+	}
+	if got := strings.Join(cfg.AllowedDomains, ","); got != "127.0.0.1" {
+		t.Fatalf("allowed domains default to the start URL hosts, got %q", got)
+	}
+	p := cfg.Policy
+	if p.Concurrency != 8 || p.Retries != 2 || p.Pause != 5*time.Minute || p.MaxBodyBytes != 10<<20 || p.MinBodyBytes != 512 ||
+		p.ErrorWindow != 200 || p.ErrorMinSamples != 50 || p.MaxErrorRate != 0.35 || !p.RespectRobots || p.ProbeRequests != 20 || p.MaxProbes != 3 {
+		t.Fatalf("policy = %+v", p)
+	}
+	var names []string
+	for _, f := range cfg.Extract.Fields {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, ","); got != "title,price,stock,upc,tags,image" {
+		t.Fatalf("fields must keep declared order, got %s", got)
+	}
+	if cfg.Extract.Fields[1].Type != extract.TypeFloat64 || !cfg.Extract.Fields[4].Multiple || cfg.Extract.Key != "upc" {
+		t.Fatalf("field specs = %+v", cfg.Extract.Fields)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	cfg, err := Parse("min.toml", []byte(`
+name = "min"
+start_urls = ["https://Example.COM/list"]
+[listing]
+item_links = "a.item"
+[item.fields]
+title = { css = "h1" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(cfg.Storage, filepath.Join("state", "min")) || !strings.HasSuffix(cfg.Output, filepath.Join("out", "min")) {
+		t.Fatalf("default paths: %s %s", cfg.Storage, cfg.Output)
+	}
+	if cfg.AllowedDomains[0] != "example.com" {
+		t.Fatalf("domains: %v", cfg.AllowedDomains)
+	}
+	if !strings.HasPrefix(cfg.Policy.UserAgent, "databrew-stage/") {
+		t.Fatalf("user agent: %q", cfg.Policy.UserAgent)
+	}
+	if cfg.Export.Format != FormatParquet || cfg.Export.PublishWhen != PublishWhenPartial || cfg.Notify.Timeout != 30*time.Second {
+		t.Fatalf("export/notify defaults: %+v %+v", cfg.Export, cfg.Notify)
+	}
+	if cfg.Policy.RetryPassDelay != 30*time.Second || cfg.Policy.Backoff != 500*time.Millisecond || cfg.Policy.MaxRedirects != 10 {
+		t.Fatalf("retry defaults: %+v", cfg.Policy)
+	}
+}
+
+const good = `name = "books"
+start_urls = ["http://127.0.0.1:1/catalogue/page-1.html"]
+[policy]
+concurrency = 4
+[listing]
+item_links = "article h3 a"
+[item.fields]
+title = { css = "h1", required = true }
+`
+
+// TestBadConfigsNameFileLineKey checks that each kind of mistake is
+// reported with the file, the line and the key.
+func TestBadConfigsNameFileLineKey(t *testing.T) {
+	cases := []struct {
+		name, doc string
+		line      int
+		key, msg  string
+	}{
+		{"unknown top-level key", "start_url = \"x\"\n" + good, 1, "start_url", `unknown key (did you mean "start_urls"?)`},
+		{"unknown policy key", strings.Replace(good, "concurrency = 4", "concurency = 4", 1), 4, "policy.concurency", `did you mean "concurrency"`},
+		{"unknown field key", strings.Replace(good, `required = true`, `requird = true`, 1), 8, "item.fields.title.requird", `did you mean "required"`},
+		{"wrong value type", strings.Replace(good, "concurrency = 4", `concurrency = "four"`, 1), 4, "policy.concurrency", "cannot decode"},
+		{"bad duration", strings.Replace(good, "concurrency = 4", `pause = "5 minutes"`, 1), 4, "policy.pause", `invalid duration "5 minutes"`},
+		{"negative delay", strings.Replace(good, "concurrency = 4", `delay = "-1s"`, 1), 4, "policy.delay", "must not be negative"},
+		{"bad size", strings.Replace(good, "concurrency = 4", `max_body_bytes = "ten megs"`, 1), 4, "policy.max_body_bytes", "invalid size"},
+		{"concurrency out of range", strings.Replace(good, "concurrency = 4", `concurrency = 0`, 1), 4, "policy.concurrency", "between 1 and 256"},
+		{"error rate above one", strings.Replace(good, "concurrency = 4", `max_error_rate = 35`, 1), 4, "policy.max_error_rate", "between 0 and 1"},
+		{"min samples above window", strings.Replace(good, "concurrency = 4", "error_window = 10\nerror_min_samples = 50", 1), 5, "policy.error_min_samples", "between 1 and error_window"},
+		{"bad name", strings.Replace(good, `name = "books"`, `name = "Books!"`, 1), 1, "name", "must match"},
+		{"missing name", strings.Replace(good, `name = "books"`, ``, 1), 0, "name", "required"},
+		{"ftp start url", strings.Replace(good, "http://127.0.0.1:1", "ftp://127.0.0.1:1", 1), 2, "start_urls", "not an http or https URL"},
+		{"bad selector", strings.Replace(good, `css = "h1"`, `css = "h1[[["`, 1), 8, "item.fields.title.css", ""},
+		{"bad regex", strings.Replace(good, `css = "h1",`, `css = "h1", regex = "([0-9]",`, 1), 8, "item.fields.title.regex", ""},
+		{"bad type", strings.Replace(good, `css = "h1",`, `css = "h1", type = "decimal",`, 1), 8, "item.fields.title.type", ""},
+		{"key names no field", good + "[item]\nkey = \"upc\"\n", 10, "item.key", ""},
+		{"no fields", strings.Replace(good, `title = { css = "h1", required = true }`, "", 1), 7, "item.fields", "at least one field"},
+		{"bad export format", good + "[export]\nformat = \"csv\"\n", 10, "export.format", `"csv"`},
+		{"bad block status", good + "[block]\nstatuses = [200]\n", 10, "block.statuses", "not an HTTP error status"},
+		{"syntax error", good + "\n[policy\n", 10, "", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("site.toml", []byte(tc.doc))
+			if err == nil {
+				t.Fatal("bad config accepted")
+			}
+			es := AsErrors(err)
+			if len(es) == 0 {
+				t.Fatalf("error carries no location: %v", err)
+			}
+			var found *Error
+			for _, e := range es {
+				if e.Key == tc.key || (tc.key == "" && e.Line == tc.line) {
+					found = e
+				}
+			}
+			if found == nil {
+				t.Fatalf("no error for key %q in:\n%v", tc.key, err)
+			}
+			if found.File != "site.toml" || found.Line != tc.line {
+				t.Fatalf("located at %s:%d, want site.toml:%d (%v)", found.File, found.Line, tc.line, found)
+			}
+			if tc.msg != "" && !strings.Contains(found.Msg, tc.msg) {
+				t.Fatalf("message %q lacks %q", found.Msg, tc.msg)
+			}
+			if !strings.HasPrefix(found.Error(), "site.toml:") {
+				t.Fatalf("error text must start with the file: %q", found.Error())
+			}
+		})
+	}
+}
+
+func TestAllProblemsReportedAtOnce(t *testing.T) {
+	doc := strings.Replace(good, "concurrency = 4", "concurrency = 0\ndelay = \"soon\"\nretries = 99", 1)
+	_, err := Parse("site.toml", []byte(doc))
+	es := AsErrors(err)
+	if len(es) != 3 {
+		t.Fatalf("want 3 problems, got %d:\n%v", len(es), err)
+	}
+	want := []string{"site.toml:4: policy.concurrency", "site.toml:5: policy.delay", "site.toml:6: policy.retries"}
+	for i, w := range want {
+		if !strings.HasPrefix(es[i].Error(), w) {
+			t.Fatalf("problem %d = %q, want prefix %q", i, es[i].Error(), w)
+		}
+	}
+}
+
+func TestMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "nope.toml: cannot read config") {
+		t.Fatalf("missing file error = %v", err)
+	}
+}
+
+func TestTableFormFieldsKeepOrder(t *testing.T) {
+	doc := `name = "x"
+start_urls = ["http://h/"]
+[listing]
+item_links = "a"
+[item.fields.zeta]
+css = "h1"
+[item.fields.alpha]
+css = "h2"
+type = "int64"
+`
+	cfg, err := Parse("x.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Extract.Fields[0].Name != "zeta" || cfg.Extract.Fields[1].Name != "alpha" {
+		t.Fatalf("order = %+v", cfg.Extract.Fields)
+	}
+}

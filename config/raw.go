@@ -1,0 +1,109 @@
+package config
+
+// The raw shape of a config file, decoded strictly. Durations and sizes are
+// kept as written and checked afterwards, so a bad value is reported with
+// its line and key.
+
+type rawConfig struct {
+	Name           string     `toml:"name"`
+	StartURLs      []string   `toml:"start_urls"`
+	Storage        string     `toml:"storage"`
+	Output         string     `toml:"output"`
+	AllowedDomains []string   `toml:"allowed_domains"`
+	Policy         rawPolicy  `toml:"policy"`
+	Listing        rawListing `toml:"listing"`
+	Item           rawItem    `toml:"item"`
+	Block          rawBlock   `toml:"block"`
+	Export         rawExport  `toml:"export"`
+	Notify         rawNotify  `toml:"notify"`
+}
+
+type rawPolicy struct {
+	MaxRequests            int     `toml:"max_requests"`
+	Concurrency            int     `toml:"concurrency"`
+	Delay                  string  `toml:"delay"`
+	Timeout                string  `toml:"timeout"`
+	Retries                int     `toml:"retries"`
+	Backoff                string  `toml:"backoff"`
+	MaxBackoff             string  `toml:"max_backoff"`
+	RetryPassDelay         string  `toml:"retry_pass_delay"`
+	MaxConsecutiveFailures int     `toml:"max_consecutive_failures"`
+	MaxErrorRate           float64 `toml:"max_error_rate"`
+	ErrorWindow            int     `toml:"error_window"`
+	ErrorMinSamples        int     `toml:"error_min_samples"`
+	MinBodyBytes           any     `toml:"min_body_bytes"`
+	MaxBodyBytes           any     `toml:"max_body_bytes"`
+	MaxRedirects           int     `toml:"max_redirects"`
+	Pause                  string  `toml:"pause"`
+	ProbeRequests          int     `toml:"probe_requests"`
+	MaxProbes              int     `toml:"max_probes"`
+	RespectRobots          bool    `toml:"respect_robots"`
+	UserAgent              string  `toml:"user_agent"`
+}
+
+type rawListing struct {
+	ItemLinks string `toml:"item_links"`
+	NextPage  string `toml:"next_page"`
+	Items     string `toml:"items"`
+}
+
+type rawItem struct {
+	Key    string              `toml:"key"`
+	Fields map[string]rawField `toml:"fields"`
+}
+
+type rawField struct {
+	CSS      string `toml:"css"`
+	Type     string `toml:"type"`
+	Attr     string `toml:"attr"`
+	Regex    string `toml:"regex"`
+	URL      bool   `toml:"url"`
+	Required bool   `toml:"required"`
+	Multiple bool   `toml:"multiple"`
+	Format   string `toml:"format"`
+}
+
+type rawBlock struct {
+	Selectors []string `toml:"selectors"`
+	Texts     []string `toml:"texts"`
+	Statuses  []int    `toml:"statuses"`
+}
+
+type rawExport struct {
+	Format      string `toml:"format"`
+	Tombstones  bool   `toml:"tombstones"`
+	PublishWhen string `toml:"publish_when"`
+}
+
+type rawNotify struct {
+	Command string `toml:"command"`
+	Timeout string `toml:"timeout"`
+}
+
+// defaults returns the raw config a file's keys are decoded over.
+func defaults() rawConfig {
+	return rawConfig{
+		Policy: rawPolicy{
+			Concurrency:            8,
+			Delay:                  "0s",
+			Timeout:                "30s",
+			Retries:                2,
+			Backoff:                "500ms",
+			MaxBackoff:             "30s",
+			RetryPassDelay:         "30s",
+			MaxConsecutiveFailures: 25,
+			MaxErrorRate:           0.35,
+			ErrorWindow:            200,
+			ErrorMinSamples:        50,
+			MinBodyBytes:           int64(512),
+			MaxBodyBytes:           "10MiB",
+			MaxRedirects:           10,
+			Pause:                  "5m",
+			ProbeRequests:          20,
+			MaxProbes:              3,
+			RespectRobots:          true,
+		},
+		Export: rawExport{Format: FormatParquet, PublishWhen: PublishWhenPartial},
+		Notify: rawNotify{Timeout: "30s"},
+	}
+}

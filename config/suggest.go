@@ -1,0 +1,78 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+)
+
+// knownKeys lists every key a config may hold, by dotted table path, read
+// from the raw structs' tags so the list cannot drift from the decoder.
+var knownKeys = func() map[string][]string {
+	m := map[string][]string{}
+	var walk func(prefix string, t reflect.Type)
+	walk = func(prefix string, t reflect.Type) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name := strings.Split(f.Tag.Get("toml"), ",")[0]
+			m[prefix] = append(m[prefix], name)
+			ft := f.Type
+			if ft.Kind() == reflect.Map {
+				// item.fields.<name>.<key>
+				walk(join(prefix, name)+".*", ft.Elem())
+				continue
+			}
+			if ft.Kind() == reflect.Struct {
+				walk(join(prefix, name), ft)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[rawConfig]())
+	return m
+}()
+
+func join(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// suggest returns ` (did you mean "x"?)` for a misspelt key, or "".
+func suggest(key string) string {
+	parts := strings.Split(key, ".")
+	table, last := strings.Join(parts[:len(parts)-1], "."), parts[len(parts)-1]
+	if strings.HasPrefix(table, "item.fields.") {
+		table = "item.fields.*"
+	}
+	best, bestDist := "", 3
+	for _, k := range knownKeys[table] {
+		if d := editDistance(last, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
