@@ -1,0 +1,85 @@
+package fetch
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Client performs single HTTP exchanges for the crawler. It is safe for
+// concurrent use.
+type Client struct {
+	cfg Config
+	hc  *http.Client
+}
+
+// New returns a Client for cfg, filling zero fields with the defaults.
+func New(cfg Config) *Client {
+	cfg = cfg.withDefaults()
+	rt := cfg.Transport
+	if rt == nil {
+		rt = newTransport(cfg.MaxConnsPerHost)
+	}
+	c := &Client{cfg: cfg}
+	c.hc = &http.Client{Transport: rt, CheckRedirect: c.checkRedirect}
+	return c
+}
+
+// Close closes the transport's idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// Fetch performs one GET exchange for rawURL with hdr merged into the request
+// headers. On failure it returns an *Error; for KindTooLarge it also returns
+// the Response (status and headers, no body). The caller should Release the
+// Response once done with its Body.
+func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Response, error) {
+	start := time.Now()
+	rctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
+	defer cancel()
+
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, classify(ctx, rctx, rawURL, err, false)
+	}
+	for k, vs := range hdr {
+		if strings.EqualFold(k, "Accept-Encoding") {
+			continue // keep the transport's transparent gzip
+		}
+		req.Header[k] = vs
+	}
+	if c.cfg.UserAgent != "" {
+		req.Header.Set("User-Agent", c.cfg.UserAgent)
+	}
+
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, classify(ctx, rctx, rawURL, err, false)
+	}
+	defer resp.Body.Close()
+
+	r := &Response{
+		URL:      rawURL,
+		FinalURL: resp.Request.URL,
+		Status:   resp.StatusCode,
+		Header:   resp.Header,
+	}
+	buf, tooLarge, err := readBody(resp, c.cfg.MaxBodyBytes)
+	r.Elapsed = time.Since(start)
+	if err != nil {
+		return nil, classify(ctx, rctx, rawURL, err, true)
+	}
+	if tooLarge {
+		putBuffer(buf)
+		r.RawBytes = int(c.cfg.MaxBodyBytes + 1)
+		return r, &Error{Kind: KindTooLarge, URL: rawURL,
+			Err: errBodyTooLarge(c.cfg.MaxBodyBytes)}
+	}
+	r.RawBytes = buf.Len()
+	r.buf = buf
+	r.Body = buf.Bytes()
+	if isText(resp.Header.Get("Content-Type")) {
+		r.decode(resp.Header.Get("Content-Type"))
+	}
+	return r, nil
+}

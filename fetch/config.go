@@ -1,0 +1,53 @@
+package fetch
+
+import (
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	DefaultTimeout         = 30 * time.Second // DefaultTimeout is Config.Timeout's default.
+	DefaultMaxBodyBytes    = 10 << 20         // DefaultMaxBodyBytes is Config.MaxBodyBytes's default.
+	DefaultMaxRedirects    = 10               // DefaultMaxRedirects is Config.MaxRedirects's default.
+	DefaultMaxConnsPerHost = 64               // DefaultMaxConnsPerHost is Config.MaxConnsPerHost's default.
+)
+
+// Config configures a Client. The zero value is usable.
+type Config struct {
+	// UserAgent is sent on every request; it wins over a User-Agent in the
+	// per-request headers. Empty leaves the choice to those headers.
+	UserAgent string
+	// Timeout bounds the whole exchange including the body read; 0 = 30s.
+	Timeout time.Duration
+	// MaxBodyBytes caps the bytes read from the body after gzip decoding;
+	// 0 = 10 MiB.
+	MaxBodyBytes int64
+	// MaxRedirects is the number of redirects followed; 0 = 10, negative =
+	// redirects are not followed (the 3xx response is returned).
+	MaxRedirects int
+	// InScope reports whether a redirect target may be followed; nil = all.
+	InScope func(*url.URL) bool
+	// MaxConnsPerHost is the number of idle connections kept per host;
+	// 0 = 64. Ignored when Transport is set.
+	MaxConnsPerHost int
+	// Transport replaces the default tuned *http.Transport.
+	Transport http.RoundTripper
+}
+
+func (c Config) withDefaults() Config {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	}
+	if c.MaxConnsPerHost <= 0 {
+		c.MaxConnsPerHost = DefaultMaxConnsPerHost
+	}
+	return c
+}
