@@ -1,0 +1,10 @@
+// Package crawl is the crawl engine: it walks a catalog site from its start
+// URLs through listing pages to item pages, classifies every URL's result,
+// applies the stop rules, and hands each finished page's links and items to
+// a Store in batches.
+//
+// The engine depends only on the small interfaces it defines here — a
+// Fetcher for one HTTP exchange, a Store for the queue and the items, a
+// Robots and a Pacer for politeness — so tests and adapters plug in real
+// implementations without the engine knowing them.
+package crawl

@@ -1,0 +1,145 @@
+package crawl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/andybalholm/cascadia"
+
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// Settings are the engine's knobs, taken from a config's policy.
+type Settings struct {
+	RunID          string
+	StartURLs      []string
+	AllowedDomains []string
+	Concurrency    int
+	// MaxRequests is the request budget; 0 means none.
+	MaxRequests    int
+	Retries        int
+	Backoff        time.Duration
+	MaxBackoff     time.Duration
+	RetryPassDelay time.Duration
+	MinBodyBytes   int64
+	Thresholds     verdict.Thresholds
+	Block          BlockRules
+}
+
+// BlockRules recognise a page or a status that says the crawler is
+// blocked.
+type BlockRules struct {
+	Selectors []string
+	Texts     []string
+	Statuses  []int
+}
+
+// Deps are the engine's collaborators.
+type Deps struct {
+	Fetcher   Fetcher
+	Store     Store
+	Extractor *extract.Extractor
+	// Robots, when set, is asked before every URL.
+	Robots Robots
+	// Pacer, when set, spaces requests per host.
+	Pacer      Pacer
+	Middleware []Middleware
+	Refresh    RefreshFunc
+	// Clock defaults to SystemClock.
+	Clock Clock
+	// Logger defaults to a logger that discards.
+	Logger *slog.Logger
+	// Progress, when set, receives a snapshot a few times a second.
+	Progress func(Progress)
+}
+
+// Engine crawls one config's site for one run.
+type Engine struct {
+	s          Settings
+	d          Deps
+	scope      Scope
+	starts     []Entry
+	blockSels  []cascadia.Selector
+	blockTexts [][]byte
+	blockCodes map[int]bool
+	log        *slog.Logger
+
+	hdrMu  sync.Mutex
+	hdr    http.Header
+	hdrGen int
+}
+
+// New checks the settings and returns an engine ready to Run once.
+func New(s Settings, d Deps) (*Engine, error) {
+	if d.Fetcher == nil || d.Store == nil || d.Extractor == nil {
+		return nil, errors.New("crawl engine needs a fetcher, a store and an extractor")
+	}
+	if s.Concurrency < 1 {
+		s.Concurrency = 1
+	}
+	if d.Clock == nil {
+		d.Clock = SystemClock{}
+	}
+	e := &Engine{s: s, d: d, scope: NewScope(s.AllowedDomains), log: d.Logger, blockCodes: map[int]bool{}}
+	if e.log == nil {
+		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	for _, raw := range s.StartURLs {
+		norm, u, ok := Normalize(raw)
+		if !ok {
+			return nil, fmt.Errorf("start URL %q is not an absolute http or https URL", raw)
+		}
+		if !e.scope.Allows(u) {
+			return nil, fmt.Errorf("start URL %q is outside allowed_domains %s", raw, strings.Join(s.AllowedDomains, ", "))
+		}
+		e.starts = append(e.starts, Entry{URL: norm, Kind: KindListing, Start: true})
+	}
+	if len(e.starts) == 0 {
+		return nil, errors.New("crawl engine needs at least one start URL")
+	}
+	for _, sel := range s.Block.Selectors {
+		m, err := cascadia.Compile(sel)
+		if err != nil {
+			return nil, fmt.Errorf("block selector %q: %w", sel, err)
+		}
+		e.blockSels = append(e.blockSels, m)
+	}
+	for _, t := range s.Block.Texts {
+		e.blockTexts = append(e.blockTexts, []byte(t))
+	}
+	for _, c := range s.Block.Statuses {
+		e.blockCodes[c] = true
+	}
+	return e, nil
+}
+
+// Result is what a run came to, before it is dressed as a RunReport.
+type Result struct {
+	Stop     verdict.Stop
+	Detail   string
+	Facts    verdict.Facts
+	Requests verdict.RequestCounts
+	Items    verdict.ItemCounts
+	// CoverageGaps counts failed URLs left after the run plus unusable
+	// pages; Gaps lists the first of them.
+	CoverageGaps   int
+	Gaps           []verdict.Gap
+	Traversal      verdict.Traversal
+	EmptyRunStreak int
+	Breaker        verdict.Breaker
+}
+
+// headers returns the extra request headers a refresh set, and their
+// generation.
+func (e *Engine) headers() (http.Header, int) {
+	e.hdrMu.Lock()
+	defer e.hdrMu.Unlock()
+	return e.hdr, e.hdrGen
+}

@@ -1,0 +1,91 @@
+package crawl
+
+import "time"
+
+// Kind says what a queued URL is expected to be.
+type Kind uint8
+
+// The page kinds.
+const (
+	// KindListing is a start URL or a page reached by a next-page link.
+	KindListing Kind = 1
+	// KindItem is a page reached by an item link.
+	KindItem Kind = 2
+)
+
+// String names the kind for logs.
+func (k Kind) String() string {
+	switch k {
+	case KindListing:
+		return "listing"
+	case KindItem:
+		return "item"
+	default:
+		return "unknown"
+	}
+}
+
+// Entry is one URL to fetch.
+type Entry struct {
+	// URL is normalised and in scope.
+	URL  string
+	Kind Kind
+	// Start marks a start URL of the traversal.
+	Start bool
+}
+
+// Queued is an Entry with its place in the queue: entries are fetched in
+// order of Seq, and Seq identifies the entry until it is done.
+type Queued struct {
+	Seq uint64
+	Entry
+}
+
+// ItemVersion is one stored version of an item: its typed values and the
+// content hash that change detection compares.
+type ItemVersion struct {
+	Key       string
+	URL       string
+	Hash      string
+	Values    []any
+	FetchedAt time.Time
+	RunID     string
+}
+
+// Done records a queued URL the run finished with.
+type Done struct {
+	Seq uint64
+	Entry
+	// Failed is true when the URL's result was a failure after its
+	// retries: it leaves the queue for the failed set, which a retry pass
+	// or the next run fetches again. Otherwise the URL is finished for this
+	// traversal (ok or neutral) and leaves the failed set too.
+	Failed bool
+	// Items are the items the page yielded.
+	Items []ItemVersion
+}
+
+// Batch is everything the run finished since the previous batch, applied
+// in one transaction so that a crash leaves the store at a batch boundary.
+type Batch struct {
+	// Enqueue are newly discovered URLs with the sequence numbers the engine
+	// gave them. The store keeps them and marks them seen for the traversal.
+	Enqueue []Queued
+	// Done are URLs the run finished, in the order it finished them.
+	Done []Done
+	// NextSeq is the first sequence number the engine has not given out.
+	NextSeq uint64
+}
+
+// Empty reports whether the batch holds nothing to apply.
+func (b *Batch) Empty() bool { return len(b.Enqueue) == 0 && len(b.Done) == 0 }
+
+// Committed counts the item changes a batch stored.
+type Committed struct {
+	New, Changed, Unchanged int
+}
+
+// Add sums two counts.
+func (c Committed) Add(o Committed) Committed {
+	return Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged}
+}

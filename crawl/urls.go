@@ -1,0 +1,57 @@
+package crawl
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Normalize returns the canonical form of an absolute http or https URL —
+// lower-case scheme and host, no default port, no fragment, "/" for an
+// empty path — or false when raw is not such a URL.
+func Normalize(raw string) (string, *url.URL, bool) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" || u.User != nil {
+		return "", nil, false
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", nil, false
+	}
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") { // IPv6 literal
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	u.Fragment, u.RawFragment = "", ""
+	if u.Path == "" && u.Opaque == "" {
+		u.Path = "/"
+	}
+	return u.String(), u, true
+}
+
+// Scope keeps a crawl on its allowed domains: a host is in scope when it
+// is an allowed domain or a subdomain of one.
+type Scope struct {
+	domains []string
+}
+
+// NewScope returns a scope over the given lower-case domains.
+func NewScope(domains []string) Scope { return Scope{domains: domains} }
+
+// Allows reports whether u's host is in scope.
+func (s Scope) Allows(u *url.URL) bool {
+	host := strings.ToLower(u.Hostname())
+	for _, d := range s.domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,182 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// completion is what a worker reports for one queued URL.
+type completion struct {
+	q Queued
+	// class is the URL's result after its retries; 0 means the URL was not
+	// finished (the run is stopping or the budget ran out) and stays queued.
+	class    verdict.Class
+	reason   string
+	gap      bool
+	blocked  string
+	noBudget bool
+
+	requests, retries int
+	robotsExcluded    bool
+
+	links        []Entry
+	items        []ItemVersion
+	cardGaps     []verdict.Gap
+	fetchedStart bool
+	yielded      bool
+}
+
+// worker fetches queued URLs until tasks closes.
+func (r *run) worker(ctx context.Context, tasks <-chan Queued, out chan<- completion) {
+	for q := range tasks {
+		out <- r.visit(ctx, q)
+	}
+}
+
+// visit fetches one URL with its inline retries and processes the page.
+func (r *run) visit(ctx context.Context, q Queued) completion {
+	e := r.e
+	c := completion{q: q}
+	u, err := url.Parse(q.URL)
+	switch {
+	case err != nil:
+		c.class, c.gap, c.reason = verdict.ClassNeutral, true, fmt.Sprintf("bad URL: %v", err)
+		return c
+	case !e.scope.Allows(u):
+		// Queued by an earlier run whose config allowed more domains.
+		c.class, c.reason = verdict.ClassNeutral, "outside allowed_domains"
+		return c
+	}
+	if e.d.Robots != nil {
+		allowed, delay, _ := e.d.Robots.Allowed(ctx, u)
+		if ctx.Err() != nil {
+			return c
+		}
+		if delay > 0 && e.d.Pacer != nil {
+			e.d.Pacer.SetHostDelay(u.Host, delay)
+		}
+		if !allowed {
+			c.class, c.robotsExcluded, c.reason = verdict.ClassNeutral, true, "excluded by robots.txt"
+			c.gap = q.Start
+			return c
+		}
+	}
+	refreshed := false
+	for attempt := 0; ; attempt++ {
+		if !r.budget.take() {
+			c.noBudget = true
+			return c
+		}
+		if e.d.Pacer != nil {
+			if err := e.d.Pacer.Wait(ctx, u.Host); err != nil {
+				return c
+			}
+		}
+		hdr, gen := e.headers()
+		resp, err := e.d.Fetcher.Fetch(ctx, q.URL, hdr)
+		c.requests++
+		if attempt > 0 {
+			c.retries++
+		}
+		if resp != nil && err == nil {
+			if reason := r.middleware(resp); reason != "" {
+				resp.release()
+				c.blocked = reason
+				return c
+			}
+		}
+		j := e.judge(resp, err)
+		switch {
+		case j.canceled || ctx.Err() != nil:
+			resp.release()
+			return c
+		case j.auth:
+			resp.release()
+			if refreshed {
+				c.blocked = fmt.Sprintf("HTTP 401 at %s after a refresh", q.URL)
+				return c
+			}
+			if err := e.refresh(ctx, gen); err != nil {
+				c.blocked = fmt.Sprintf("refresh after HTTP 401 at %s failed: %v", q.URL, err)
+				return c
+			}
+			refreshed = true
+			continue
+		case j.blocked != "":
+			resp.release()
+			c.blocked = j.blocked
+			return c
+		case j.class == verdict.ClassFailure && attempt < e.s.Retries:
+			resp.release()
+			if err := e.d.Clock.Sleep(ctx, e.backoff(attempt, j.retryAfter)); err != nil {
+				return c
+			}
+			continue
+		}
+		c.class, c.reason, c.gap = j.class, j.reason, j.gap
+		if j.class == verdict.ClassOK && resp != nil && len(resp.Body) > 0 {
+			r.page(q, resp, &c)
+		}
+		resp.release()
+		if c.class == verdict.ClassNeutral && q.Start {
+			// A start URL the site has no page for is a broken traversal,
+			// not the normal life of a catalog.
+			c.gap = true
+		}
+		return c
+	}
+}
+
+// middleware runs the run's middleware on a response and returns the stop
+// reason one of them set.
+func (r *run) middleware(resp *Response) string {
+	for _, m := range r.e.d.Middleware {
+		m(r.rc, resp)
+	}
+	return r.rc.StopReason()
+}
+
+// backoff is the wait before retry attempt+1: exponential from Backoff with
+// up to a quarter of jitter, at least what Retry-After asked, at most
+// MaxBackoff.
+func (e *Engine) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := e.s.Backoff << attempt
+	if d > 0 {
+		d += time.Duration(rand.Int64N(int64(d)/4 + 1))
+	}
+	d = max(d, retryAfter)
+	if e.s.MaxBackoff > 0 {
+		d = min(d, e.s.MaxBackoff)
+	}
+	return d
+}
+
+// refresh calls the refresh hook once per header generation: concurrent
+// 401s wait for the first caller's refresh and reuse its headers.
+func (e *Engine) refresh(ctx context.Context, seenGen int) error {
+	e.hdrMu.Lock()
+	defer e.hdrMu.Unlock()
+	if e.hdrGen != seenGen {
+		return nil
+	}
+	h, err := e.d.Refresh(ctx)
+	if err != nil {
+		return err
+	}
+	merged := http.Header{}
+	for k, v := range e.hdr {
+		merged[k] = v
+	}
+	for k, v := range h {
+		merged[k] = v
+	}
+	e.hdr = merged
+	e.hdrGen++
+	return nil
+}

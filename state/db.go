@@ -1,0 +1,136 @@
+// Package state keeps a config's crawl state in a bbolt file, state.db, in
+// the config's storage path: the queue, the URLs seen in the current
+// traversal, the URLs that failed, the items with their content hashes, and
+// the item versions not yet exported. Every change is one transaction, so a
+// crash between any two steps leaves a state the next run resumes from.
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// ErrLocked is returned when another process holds the storage path.
+var ErrLocked = errors.New("storage is locked by another process")
+
+// FileName is the state file's name inside the storage path.
+const FileName = "state.db"
+
+// formatVersion numbers the layout of the buckets; a file with another
+// number is refused rather than misread.
+const formatVersion = 1
+
+var (
+	bucketMeta    = []byte("meta")
+	bucketQueue   = []byte("queue")
+	bucketSeen    = []byte("seen")
+	bucketFailed  = []byte("failed")
+	bucketItems   = []byte("items")
+	bucketPending = []byte("pending")
+
+	keyFormat    = []byte("format")
+	keyTraversal = []byte("traversal")
+	keySeq       = []byte("seq")
+	keyRuns      = []byte("runs")
+	keyStreak    = []byte("empty_run_streak")
+)
+
+// DB is an open state file. It implements crawl.Store.
+type DB struct {
+	bolt *bolt.DB
+	dir  string
+	// traversal is cached at Begin for item records.
+	traversal uint64
+}
+
+// Options tune Open.
+type Options struct {
+	// LockTimeout is how long Open waits for another process to release
+	// the file before it returns ErrLocked; 0 means 100ms.
+	LockTimeout time.Duration
+}
+
+// Open opens (creating if needed) the state file in dir. A dir held by
+// another process yields an error that matches ErrLocked and names dir;
+// nothing is written to dir then.
+func Open(dir string, opts Options) (*DB, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 100 * time.Millisecond
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create storage %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, FileName)
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout:        opts.LockTimeout,
+		NoFreelistSync: true,
+		FreelistType:   bolt.FreelistMapType,
+	})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return nil, fmt.Errorf("storage %s is in use by another process: %w", dir, ErrLocked)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open storage %s: %w", dir, err)
+	}
+	db := &DB{bolt: bdb, dir: dir}
+	if err := db.init(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) init() error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketPending} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		switch v := getUint(meta, keyFormat); v {
+		case 0:
+			return putUint(meta, keyFormat, formatVersion)
+		case formatVersion:
+			return nil
+		default:
+			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
+	}
+	return nil
+}
+
+// Close releases the file and its lock.
+func (db *DB) Close() error {
+	if err := db.bolt.Close(); err != nil {
+		return fmt.Errorf("close storage %s: %w", db.dir, err)
+	}
+	return nil
+}
+
+// Dir returns the storage path.
+func (db *DB) Dir() string { return db.dir }
+
+func getUint(b *bolt.Bucket, key []byte) uint64 {
+	v := b.Get(key)
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+func putUint(b *bolt.Bucket, key []byte, v uint64) error {
+	return b.Put(key, binary.BigEndian.AppendUint64(nil, v))
+}
+
+func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), seq) }

@@ -1,0 +1,143 @@
+package state
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// Begin starts a run in one transaction. When the queue is empty it starts
+// a new traversal: the seen set is cleared and the starts are queued. The
+// URLs that failed in the previous run are queued again either way.
+func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
+	var st crawl.Start
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		queue := tx.Bucket(bucketQueue)
+		seq := max(getUint(meta, keySeq), 1)
+		traversal := getUint(meta, keyTraversal)
+		k, _ := queue.Cursor().First()
+		st.NewTraversal = k == nil || traversal == 0
+		if st.NewTraversal {
+			traversal++
+			if err := tx.DeleteBucket(bucketSeen); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(bucketSeen); err != nil {
+				return err
+			}
+		}
+		seen := tx.Bucket(bucketSeen)
+		var err error
+		if seq, err = moveFailed(tx, seq); err != nil {
+			return err
+		}
+		if st.NewTraversal {
+			for _, e := range starts {
+				if seen.Get([]byte(e.URL)) != nil {
+					continue
+				}
+				if err := enqueue(queue, seen, crawl.Queued{Seq: seq, Entry: e}); err != nil {
+					return err
+				}
+				seq++
+			}
+		}
+		if err := putUint(meta, keySeq, seq); err != nil {
+			return err
+		}
+		if err := putUint(meta, keyTraversal, traversal); err != nil {
+			return err
+		}
+		if err := putUint(meta, keyRuns, getUint(meta, keyRuns)+1); err != nil {
+			return err
+		}
+		st.Traversal, st.NextSeq, st.Queued = traversal, seq, count(queue)
+		return nil
+	})
+	if err != nil {
+		return crawl.Start{}, fmt.Errorf("begin run in %s: %w", db.dir, err)
+	}
+	db.traversal = st.Traversal
+	return st, nil
+}
+
+// moveFailed queues every failed URL again from seq and empties the failed
+// set; failed URLs are already marked seen, and are marked again in case
+// the traversal just started.
+func moveFailed(tx *bolt.Tx, seq uint64) (uint64, error) {
+	failed := tx.Bucket(bucketFailed)
+	queue := tx.Bucket(bucketQueue)
+	seen := tx.Bucket(bucketSeen)
+	c := failed.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if err := queue.Put(seqKey(seq), v); err != nil {
+			return seq, err
+		}
+		if err := seen.Put(k, seenMark); err != nil {
+			return seq, err
+		}
+		seq++
+	}
+	if err := tx.DeleteBucket(bucketFailed); err != nil {
+		return seq, err
+	}
+	_, err := tx.CreateBucket(bucketFailed)
+	return seq, err
+}
+
+// RequeueFailed moves the failed set back into the queue for the retry
+// pass, in one transaction.
+func (db *DB) RequeueFailed(nextSeq uint64) (int, uint64, error) {
+	var moved int
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		seq := max(nextSeq, getUint(meta, keySeq))
+		moved = count(tx.Bucket(bucketFailed))
+		var err error
+		if nextSeq, err = moveFailed(tx, seq); err != nil {
+			return err
+		}
+		return putUint(meta, keySeq, nextSeq)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("requeue failed URLs in %s: %w", db.dir, err)
+	}
+	return moved, nextSeq, nil
+}
+
+// Finish records whether the run was productive and returns what is left.
+func (db *DB) Finish(productive bool) (crawl.Finish, error) {
+	var f crawl.Finish
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		streak := getUint(meta, keyStreak) + 1
+		if productive {
+			streak = 0
+		}
+		if err := putUint(meta, keyStreak, streak); err != nil {
+			return err
+		}
+		f.Failed = count(tx.Bucket(bucketFailed))
+		f.Queued = count(tx.Bucket(bucketQueue)) + f.Failed
+		f.EmptyRunStreak = int(streak)
+		return nil
+	})
+	if err != nil {
+		return crawl.Finish{}, fmt.Errorf("finish run in %s: %w", db.dir, err)
+	}
+	return f, nil
+}
+
+// count counts a bucket's keys. Bucket.Stats would miss writes made earlier
+// in the same transaction.
+func count(b *bolt.Bucket) int {
+	n := 0
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,170 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+func open(t *testing.T, dir string) *DB {
+	t.Helper()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func entry(u string, kind crawl.Kind) crawl.Entry { return crawl.Entry{URL: u, Kind: kind} }
+
+func version(key, hash string) crawl.ItemVersion {
+	return crawl.ItemVersion{Key: key, URL: "http://h/" + key, Hash: hash, Values: []any{key, int64(1)}, FetchedAt: time.Unix(0, 0)}
+}
+
+func hash(n int) string { return fmt.Sprintf("%032x", n) }
+
+func TestBeginStartsATraversalOnAnEmptyQueue(t *testing.T) {
+	db := open(t, t.TempDir())
+	starts := []crawl.Entry{{URL: "http://h/1", Kind: crawl.KindListing, Start: true}, {URL: "http://h/1", Kind: crawl.KindListing, Start: true}}
+	st, err := db.Begin(starts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.NewTraversal || st.Traversal != 1 || st.Queued != 1 {
+		t.Fatalf("start = %+v, want a new traversal 1 with the start URL queued once", st)
+	}
+	qs, err := db.Read(0, 10)
+	if err != nil || len(qs) != 1 || !qs[0].Start || qs[0].Kind != crawl.KindListing || qs[0].Seq != 1 {
+		t.Fatalf("queue = %+v, %v", qs, err)
+	}
+	// A second Begin with the start URL still queued resumes.
+	st, err = db.Begin(starts)
+	if err != nil || st.NewTraversal || st.Traversal != 1 {
+		t.Fatalf("resume = %+v, %v", st, err)
+	}
+}
+
+func TestCommitMovesTheQueueAndDetectsChanges(t *testing.T) {
+	db := open(t, t.TempDir())
+	st, _ := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	next := st.NextSeq
+	b := &crawl.Batch{
+		Enqueue: []crawl.Queued{{Seq: next, Entry: entry("http://h/a", crawl.KindItem)}, {Seq: next + 1, Entry: entry("http://h/b", crawl.KindItem)}},
+		Done:    []crawl.Done{{Seq: 1, Entry: entry("http://h/list", crawl.KindListing)}},
+		NextSeq: next + 2,
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := db.Read(0, 10)
+	if len(qs) != 2 || qs[0].URL != "http://h/a" || qs[1].URL != "http://h/b" {
+		t.Fatalf("queue after commit = %+v", qs)
+	}
+	if qs2, _ := db.Read(qs[0].Seq, 10); len(qs2) != 1 || qs2[0].URL != "http://h/b" {
+		t.Fatalf("read after cursor = %+v", qs2)
+	}
+	seen, _ := db.Seen([]string{"http://h/a", "http://h/list", "http://h/zzz"})
+	if !seen[0] || !seen[1] || seen[2] {
+		t.Fatalf("seen = %v", seen)
+	}
+	// Items: a and b are new; a again with the same hash is unchanged,
+	// with another hash changed.
+	c, err := db.Commit(&crawl.Batch{Done: []crawl.Done{
+		{Seq: qs[0].Seq, Entry: qs[0].Entry, Items: []crawl.ItemVersion{version("a", hash(1))}},
+		{Seq: qs[1].Seq, Entry: qs[1].Entry, Items: []crawl.ItemVersion{version("b", hash(2)), version("a", hash(1)), version("b", hash(3))}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c != (crawl.Committed{New: 2, Unchanged: 1, Changed: 1}) {
+		t.Fatalf("counts = %+v, want 2 new, 1 unchanged, 1 changed", c)
+	}
+	if qs, _ := db.Read(0, 10); len(qs) != 0 {
+		t.Fatalf("queue not empty: %+v", qs)
+	}
+	pending := db.pendingKeys(t)
+	if len(pending) != 2 || pending[0] != "a" || pending[1] != "b" {
+		t.Fatalf("pending = %v", pending)
+	}
+	// An already-seen URL is not queued twice.
+	if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{{Seq: 99, Entry: entry("http://h/a", crawl.KindItem)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if qs, _ := db.Read(0, 10); len(qs) != 0 {
+		t.Fatalf("seen URL queued again: %+v", qs)
+	}
+}
+
+func TestFailedURLsWaitForTheRetryPassAndTheNextRun(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	st, _ := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 1, Entry: crawl.Entry{URL: "http://h/list", Kind: crawl.KindListing, Start: true}, Failed: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	moved, next, err := db.RequeueFailed(st.NextSeq)
+	if err != nil || moved != 1 || next != st.NextSeq+1 {
+		t.Fatalf("requeue = %d, %d, %v", moved, next, err)
+	}
+	qs, _ := db.Read(0, 10)
+	if len(qs) != 1 || qs[0].Seq != st.NextSeq || !qs[0].Start {
+		t.Fatalf("retry pass queue = %+v", qs)
+	}
+	// It fails again in the retry pass and the run ends.
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: qs[0].Seq, Entry: qs[0].Entry, Failed: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	fin, err := db.Finish(false)
+	if err != nil || fin.Failed != 1 || fin.Queued != 1 || fin.EmptyRunStreak != 1 {
+		t.Fatalf("finish = %+v, %v", fin, err)
+	}
+	// The next run finds the queue empty: a new traversal, carrying the
+	// failed URL.
+	st2, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if err != nil || !st2.NewTraversal || st2.Traversal != 2 || st2.Queued != 1 {
+		t.Fatalf("next run = %+v, %v", st2, err)
+	}
+	fin, _ = db.Finish(true)
+	if fin.EmptyRunStreak != 0 || fin.Failed != 0 {
+		t.Fatalf("productive finish = %+v", fin)
+	}
+}
+
+func TestEmptyRunStreakSurvivesReopen(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		db.Begin(nil)
+		db.Finish(false)
+	}
+	db.Close()
+	db = open(t, dir)
+	db.Begin(nil)
+	if fin, _ := db.Finish(false); fin.EmptyRunStreak != 4 {
+		t.Fatalf("streak = %d, want 4", fin.EmptyRunStreak)
+	}
+}
+
+func TestSecondOpenIsLocked(t *testing.T) {
+	dir := t.TempDir()
+	open(t, dir)
+	start := time.Now()
+	_, err := Open(dir, Options{LockTimeout: 50 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second open = %v, want ErrLocked", err)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("lock wait took %s", el)
+	}
+	if want := dir; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not name %s", err, want)
+	}
+}
