@@ -1,0 +1,182 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/state"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(holdLockEnv); dir != "" {
+		holdLock(dir)
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// fixture is a catalog site on loopback and a storage folder.
+type fixture struct {
+	t    *testing.T
+	site *catalogsite.Site
+	srv  *httptest.Server
+	dir  string
+}
+
+func newFixture(t *testing.T, opts catalogsite.Options) *fixture {
+	t.Helper()
+	f := &fixture{t: t, site: catalogsite.New(opts), dir: t.TempDir()}
+	f.srv = httptest.NewServer(f.site)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// wrap serves h in front of the site: h may answer, or call next.
+func (f *fixture) wrap(h func(w http.ResponseWriter, r *http.Request, next http.Handler)) {
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h(w, r, f.site) })
+}
+
+func (f *fixture) startURL() string { return catalogsite.StartURL(f.srv.URL) }
+
+// fastPolicy keeps waits in milliseconds so a test of retries, retry
+// passes and stop rules runs quickly.
+var fastPolicy = map[string]string{
+	"concurrency":      "4",
+	"timeout":          `"2s"`,
+	"backoff":          `"1ms"`,
+	"max_backoff":      `"5ms"`,
+	"retry_pass_delay": `"10ms"`,
+	"pause":            `"0s"`,
+	"respect_robots":   "true",
+}
+
+const itemSection = `
+[listing]
+item_links = "article.product_pod h3 a"
+next_page  = "li.next a"
+
+[item]
+key = "upc"
+
+[item.fields]
+title = { css = "div.product_main h1", required = true }
+price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
+stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
+upc   = { css = "table tr:nth-child(1) td", required = true }
+tags  = { css = "ul.tags li", multiple = true }
+image = { css = "div.item img", attr = "src", url = true }
+`
+
+// config builds a config for the site; policy entries override fastPolicy
+// (values are TOML literals); extra is appended as TOML.
+func (f *fixture) config(policy map[string]string, extra string, startURLs ...string) config.Config {
+	f.t.Helper()
+	if len(startURLs) == 0 {
+		startURLs = []string{f.startURL()}
+	}
+	p := maps.Clone(fastPolicy)
+	maps.Copy(p, policy)
+	var b strings.Builder
+	fmt.Fprintf(&b, "name = \"books\"\nstart_urls = [\"%s\"]\nstorage = \"state\"\noutput = \"out\"\n\n[policy]\n", strings.Join(startURLs, `", "`))
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		fmt.Fprintf(&b, "%s = %s\n", k, p[k])
+	}
+	b.WriteString(itemSection)
+	b.WriteString(extra)
+	cfg, err := config.Parse(filepath.Join(f.dir, "books.toml"), []byte(b.String()))
+	if err != nil {
+		f.t.Fatalf("test config: %v\n%s", err, b.String())
+	}
+	return *cfg
+}
+
+func (f *fixture) run(cfg config.Config, opts Options) verdict.RunReport {
+	f.t.Helper()
+	return f.runCtx(context.Background(), cfg, opts)
+}
+
+func (f *fixture) runCtx(ctx context.Context, cfg config.Config, opts Options) verdict.RunReport {
+	f.t.Helper()
+	rep, err := Run(ctx, cfg, opts)
+	if err != nil {
+		f.t.Fatalf("run: %v (%s)", err, rep.Summary())
+	}
+	f.t.Log(rep.Summary())
+	return rep
+}
+
+// expect checks the verdict.
+func expect(t *testing.T, rep verdict.RunReport, stop verdict.Stop, outcome verdict.Outcome, rule verdict.Rule) {
+	t.Helper()
+	if rep.Stop != stop || rep.Outcome != outcome || rep.Rule != rule {
+		t.Fatalf("verdict = %s (%s, rule %d, detail %q), want %s (%s, rule %d)\nreport: %+v",
+			rep.Outcome, rep.Stop, rep.Rule, rep.Detail, outcome, stop, rule, rep)
+	}
+}
+
+// itemPath reports whether r asks for an item page, and which item.
+func itemID(r *http.Request) (int, bool) {
+	var id int
+	_, err := fmt.Sscanf(r.URL.Path, "/catalogue/item-%d.html", &id)
+	return id, err == nil
+}
+
+func writeFile(path, content string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(content), 0o644)
+}
+
+// assertItemsMatchSite reads the stored item versions back and checks that
+// there are n and that each holds the site's own title and price for its
+// UPC: no stub or error page became an item.
+func assertItemsMatchSite(t *testing.T, f *fixture, n int) {
+	t.Helper()
+	byUPC := map[string]catalogsite.Item{}
+	for _, it := range f.site.Items() {
+		byUPC[it.UPC] = it
+	}
+	cfg := f.config(nil, "")
+	db, err := state.Open(cfg.Storage, state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := 0
+	err = db.ForEachPending(func(v state.Version) error {
+		count++
+		var values []any
+		if err := json.Unmarshal(v.Values, &values); err != nil {
+			return err
+		}
+		it, ok := byUPC[v.Key]
+		if !ok {
+			return fmt.Errorf("stored item %q is not on the site", v.Key)
+		}
+		if values[0] != it.Title || values[1] != it.Price {
+			return fmt.Errorf("item %s stored as %v, site has %q %v", v.Key, values, it.Title, it.Price)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != n {
+		t.Fatalf("%d items stored, want %d", count, n)
+	}
+}
