@@ -1,0 +1,14 @@
+// Command databrew-stage is a single-shot crawler stage for data pipelines:
+// it crawls a catalog site, stores typed items, and ends every run with one
+// verdict that drives its exit code. Run it with --help for the commands.
+package main
+
+import (
+	"os"
+
+	"github.com/databrew/databrew-stage/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/stage"
+)
+
+const demoUsage = `Usage: databrew-stage demo [--dir DIR] [--items N]
+
+Serves a bundled catalog site on a loopback port, writes a config for it in
+DIR, crawls it, changes the catalog (new prices, removed and new items),
+crawls again, and prints both verdicts. Works offline. DIR is reset at the
+start of each demo (only if an earlier demo made it).`
+
+const demoMarker = ".databrew-demo"
+
+func demoCmd(args []string, env Env) int {
+	fs := newFlags("demo", demoUsage, env)
+	dir := fs.String("dir", "databrew-demo", "folder for the demo's config, state and output")
+	items := fs.Int("items", 60, "items in the demo catalog")
+	if code, done := parseFlags(fs, args, env); done {
+		return code
+	}
+	if *items < 10 || *items > 100_000 {
+		return usageError(env, "demo", "--items must be between 10 and 100000")
+	}
+	if err := resetDemoDir(*dir); err != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
+		return ExitFailed
+	}
+	ctx, stopSignals := withSignals(context.Background(), env.Stderr)
+	defer stopSignals()
+	siteCtx, stopSite := context.WithCancel(ctx)
+	defer stopSite()
+	site := catalogsite.New(catalogsite.Options{Items: *items, PerPage: 12})
+	base, wait, err := site.Serve(siteCtx, "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage demo: serve the catalog: %v\n", err)
+		return ExitFailed
+	}
+	defer func() { stopSite(); _ = wait() }()
+
+	cfgPath := filepath.Join(*dir, "books.toml")
+	if err := os.WriteFile(cfgPath, []byte(demoConfig(catalogsite.StartURL(base))), 0o644); err != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
+		return ExitFailed
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, err)
+		return ExitFailed
+	}
+	fmt.Fprintf(env.Stdout, "Serving a catalog of %d items at %s\nConfig: %s\n\n", *items, base, cfgPath)
+
+	fmt.Fprintln(env.Stdout, "Run 1: the first crawl stores every item.")
+	if !demoRun(ctx, cfg, env) {
+		return ExitFailed
+	}
+	changed := changeCatalog(site)
+	fmt.Fprintf(env.Stdout, "\nThe catalog changes: %s.\n\nRun 2: only new and changed items are stored as such.\n", changed)
+	if !demoRun(ctx, cfg, env) {
+		return ExitFailed
+	}
+	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s\nTry: databrew-stage report %s\n", relPath(cfg.Storage), cfgPath)
+	return ExitOK
+}
+
+func demoRun(ctx context.Context, cfg *config.Config, env Env) bool {
+	rep, err := stage.Run(ctx, *cfg, stage.Options{})
+	fmt.Fprintln(env.Stdout, "  "+rep.Summary())
+	b, _ := json.MarshalIndent(rep, "  ", "  ")
+	fmt.Fprintf(env.Stdout, "  %s\n", b)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
+		return false
+	}
+	return !rep.Failed()
+}
+
+// changeCatalog reprices three items, removes two and adds four.
+func changeCatalog(site *catalogsite.Site) string {
+	for _, id := range []int{2, 5, 9} {
+		if it, ok := site.Item(id); ok {
+			site.SetPrice(id, it.Price+1.25)
+		}
+	}
+	site.Remove(3)
+	site.Remove(7)
+	site.Add(4)
+	return "3 new prices, 2 items removed, 4 items added"
+}
+
+// resetDemoDir empties dir if an earlier demo made it, and refuses to touch
+// a folder it did not make.
+func resetDemoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(dir, demoMarker)); err != nil {
+			return fmt.Errorf("%s exists and was not made by a demo; choose another --dir", dir)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, demoMarker), []byte("made by databrew-stage demo; reset by the next demo\n"), 0o644)
+}
+
+func demoConfig(start string) string {
+	return `# A config for the bundled demo catalog. Copy it as a starting point.
+name = "books"
+start_urls = ["` + start + `"]
+storage = "state/books"
+output  = "out/books"
+
+[policy]
+concurrency = 4
+retry_pass_delay = "1s"
+
+[listing]
+item_links = "article.product_pod h3 a"
+next_page  = "li.next a"
+
+[item]
+key = "upc"
+
+[item.fields]
+title = { css = "div.product_main h1", required = true }
+price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
+stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
+upc   = { css = "table tr:nth-child(1) td", required = true }
+tags  = { css = "ul.tags li", multiple = true }
+image = { css = "div.item img", attr = "src", url = true }
+`
+}

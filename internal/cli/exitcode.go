@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// Fail-when policies.
+const (
+	FailWhenAny   = "any"
+	FailWhenAll   = "all"
+	FailWhenNever = "never"
+)
+
+// exitCode turns the run reports into the process exit code: 1 when the
+// fail-when policy says the invocation failed; otherwise unproductive
+// (when positive) if no run failed and none was productive; otherwise 0.
+func exitCode(reports []verdict.RunReport, failWhen string, unproductive int) int {
+	failed, productive := 0, 0
+	for _, r := range reports {
+		if r.Failed() {
+			failed++
+		}
+		if r.Productive {
+			productive++
+		}
+	}
+	switch {
+	case failWhen == FailWhenAny && failed > 0,
+		failWhen == FailWhenAll && failed > 0 && failed == len(reports):
+		return ExitFailed
+	case unproductive > 0 && failed == 0 && productive == 0 && len(reports) > 0:
+		return unproductive
+	}
+	return ExitOK
+}
+
+func checkFailWhen(s string) error {
+	switch s {
+	case FailWhenAny, FailWhenAll, FailWhenNever:
+		return nil
+	}
+	return fmt.Errorf("--fail-when must be any, all or never, not %q", s)
+}

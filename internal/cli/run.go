@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/databrew/databrew-stage/stage"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+const runUsage = `Usage: databrew-stage run [flags] CONFIG...
+
+Runs each config once, in order, under one deadline. Every run ends with a
+verdict: a stop (why it ended) and an outcome (success, partial, failed).
+A human summary line per config goes to stderr; with --json, one verdict
+object per config goes to stdout as JSON Lines (the last line is the last
+config's). Each run that started writes .last_run.json in its storage path.
+
+Exit codes: 0 every run succeeded or was partial; 1 a run failed (see
+--fail-when); 2 usage or config error, nothing ran; N with
+--exit-unproductive N when no run failed and none stored anything new.`
+
+type runFlags struct {
+	maxRequests      int
+	deadline         string
+	failWhen         string
+	json             bool
+	verdictFile      string
+	exitUnproductive int
+	logFormat        string
+	logLevel         string
+	progress         string
+}
+
+func runCmd(args []string, env Env) int {
+	var f runFlags
+	fs := newFlags("run", runUsage, env)
+	fs.IntVarP(&f.maxRequests, "max-requests", "n", 0, "request budget per config, overriding [policy].max_requests (0: the config's)")
+	fs.StringVar(&f.deadline, "deadline", "", "stop all configs at this time: a duration (45m) or an RFC 3339 time; configs not started by then fail with \"Not started\"")
+	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
+	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
+	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
+	fs.IntVar(&f.exitUnproductive, "exit-unproductive", 0, "exit with this code when no run failed and none was productive (e.g. 99 for Airflow's skip)")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
+	if code, done := parseFlags(fs, args, env); done {
+		return code
+	}
+	if fs.NArg() == 0 {
+		return usageError(env, "run", "at least one CONFIG is required")
+	}
+	if err := checkFailWhen(f.failWhen); err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	if f.maxRequests < 0 || f.exitUnproductive < 0 || f.exitUnproductive > 255 {
+		return usageError(env, "run", "--max-requests must not be negative and --exit-unproductive must be 0-255")
+	}
+	logger, err := newLogger(env.Stderr, f.logFormat, f.logLevel)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	progress, err := newProgress(f.progress, env.Stderr)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	ctx := context.Background()
+	if f.deadline != "" {
+		at, err := parseDeadline(f.deadline, time.Now())
+		if err != nil {
+			return usageError(env, "run", "%v", err)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, at)
+		defer cancel()
+	}
+	cfgs, ok := loadConfigs(fs.Args(), env)
+	if !ok {
+		return ExitUsage
+	}
+	ctx, stopSignals := withSignals(ctx, env.Stderr)
+	defer stopSignals()
+
+	var reports []verdict.RunReport
+	var lines bytes.Buffer
+	for _, cfg := range cfgs {
+		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name)}
+		opts.Progress = progress.start(cfg.Name)
+		rep, err := stage.Run(ctx, *cfg, opts)
+		progress.stop()
+		if err != nil && !errors.Is(err, stage.ErrNotStarted) && !errors.Is(err, stage.ErrLocked) {
+			logger.Error("run error", "config", cfg.Name, "err", err)
+		}
+		reports = append(reports, rep)
+		fmt.Fprintln(env.Stderr, rep.Summary())
+		line, err := json.Marshal(rep)
+		if err != nil {
+			logger.Error("encode verdict", "config", cfg.Name, "err", err)
+			continue
+		}
+		line = append(line, '\n')
+		lines.Write(line)
+		if f.json {
+			_, _ = env.Stdout.Write(line)
+		}
+	}
+	if f.verdictFile != "" {
+		if err := renameio.WriteFile(f.verdictFile, lines.Bytes(), 0o644); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage run: write --verdict-file: %v\n", err)
+			return ExitFailed
+		}
+	}
+	return exitCode(reports, f.failWhen, f.exitUnproductive)
+}
