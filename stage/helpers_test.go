@@ -31,13 +31,13 @@ func TestMain(m *testing.M) {
 
 // fixture is a catalog site on loopback and a storage folder.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	site *catalogsite.Site
 	srv  *httptest.Server
 	dir  string
 }
 
-func newFixture(t *testing.T, opts catalogsite.Options) *fixture {
+func newFixture(t testing.TB, opts catalogsite.Options) *fixture {
 	t.Helper()
 	f := &fixture{t: t, site: catalogsite.New(opts), dir: t.TempDir()}
 	f.srv = httptest.NewServer(f.site)

@@ -1,0 +1,172 @@
+package crawl_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/state"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// netFetcher is a plain net/http Fetcher for the engine's own tests.
+type netFetcher struct{ c *http.Client }
+
+func (f netFetcher) Fetch(ctx context.Context, u string, hdr http.Header) (*crawl.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := f.c.Do(req)
+	if err == nil {
+		defer resp.Body.Close()
+		var body []byte
+		if body, err = io.ReadAll(resp.Body); err == nil {
+			return &crawl.Response{URL: u, FinalURL: resp.Request.URL, Status: resp.StatusCode, Header: resp.Header, Body: body, HTML: true}, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return nil, &crawl.FetchError{Canceled: true, Reason: "canceled", Err: err}
+	}
+	return nil, &crawl.FetchError{Class: verdict.ClassFailure, Reason: "connection error", Err: err}
+}
+
+// countingStore counts the transactions the engine asks for.
+type countingStore struct {
+	*state.DB
+	commits atomic.Int64
+}
+
+func (s *countingStore) Commit(b *crawl.Batch) (crawl.Committed, error) {
+	s.commits.Add(1)
+	return s.DB.Commit(b)
+}
+
+var spec = extract.Spec{
+	Listing: extract.ListingSpec{ItemLinks: "article.product_pod h3 a", NextPage: "li.next a"},
+	Key:     "upc",
+	Fields: []extract.FieldSpec{
+		{Name: "title", CSS: "div.product_main h1", Required: true},
+		{Name: "price", CSS: "div.product_main p.price_color", Type: extract.TypeFloat64, Regex: `[0-9]+\.[0-9]+`, Required: true},
+		{Name: "upc", CSS: "table tr:nth-child(1) td", Required: true},
+	},
+}
+
+type harness struct {
+	t      *testing.T
+	srv    *httptest.Server
+	site   *catalogsite.Site
+	dir    string
+	client *http.Client
+}
+
+func newHarness(t *testing.T, opts catalogsite.Options) *harness {
+	h := &harness{t: t, site: catalogsite.New(opts), dir: t.TempDir(), client: &http.Client{Transport: &http.Transport{}}}
+	h.srv = httptest.NewServer(h.site)
+	t.Cleanup(func() {
+		h.client.CloseIdleConnections()
+		h.srv.Close()
+	})
+	return h
+}
+
+func (h *harness) run(ctx context.Context, concurrency int) (crawl.Result, int64) {
+	h.t.Helper()
+	db, err := state.Open(h.dir, state.Options{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer db.Close()
+	x, err := extract.Compile(spec)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	store := &countingStore{DB: db}
+	u, _ := url.Parse(h.srv.URL)
+	e, err := crawl.New(crawl.Settings{
+		RunID: "test", StartURLs: []string{catalogsite.StartURL(h.srv.URL)}, AllowedDomains: []string{u.Hostname()},
+		Concurrency: concurrency, Retries: 1, Backoff: time.Millisecond, MaxBackoff: time.Millisecond,
+		MinBodyBytes: 512, Thresholds: verdict.DefaultThresholds(),
+	}, crawl.Deps{Fetcher: netFetcher{c: h.client}, Store: store, Extractor: x})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	res, err := e.Run(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return res, store.commits.Load()
+}
+
+func TestEngineCommitsManyItemsPerTransaction(t *testing.T) {
+	h := newHarness(t, catalogsite.Options{Items: 3000})
+	res, commits := h.run(context.Background(), 16)
+	if res.Stop != verdict.StopQueueEmpty || res.Items.New != 3000 {
+		t.Fatalf("result = %+v", res)
+	}
+	// 3,150 pages: far fewer transactions than pages.
+	if commits > 300 {
+		t.Fatalf("%d commits for %d pages: batches are too small", commits, res.Requests.Total)
+	}
+	t.Logf("%d pages in %d transactions", res.Requests.Total, commits)
+}
+
+// TestEngineLosesNothingAcrossInterruptions interrupts runs at arbitrary
+// moments until the traversal completes: every item is stored exactly
+// once as new, however the runs were cut.
+func TestEngineLosesNothingAcrossInterruptions(t *testing.T) {
+	const items = 1500
+	h := newHarness(t, catalogsite.Options{Items: items, Latency: time.Millisecond})
+	total, runs := 0, 0
+	for ; runs < 50; runs++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(30+runs*7)*time.Millisecond)
+		res, _ := h.run(ctx, 8)
+		cancel()
+		total += res.Items.New
+		if res.Items.Changed != 0 {
+			t.Fatalf("run %d: %d changed items on an unchanged site", runs, res.Items.Changed)
+		}
+		if res.Stop == verdict.StopQueueEmpty {
+			break
+		}
+		if res.Stop != verdict.StopInterrupted || res.Detail != "Deadline reached" {
+			t.Fatalf("run %d stopped %s (%s)", runs, res.Stop, res.Detail)
+		}
+		if res.Traversal.Queued == 0 {
+			t.Fatalf("run %d was interrupted but left nothing queued", runs)
+		}
+	}
+	if total != items {
+		t.Fatalf("%d runs stored %d new items, want exactly %d", runs+1, total, items)
+	}
+	t.Logf("%d interrupted runs, then a complete one", runs)
+}
+
+func TestEngineRefusesBadSettings(t *testing.T) {
+	x, _ := extract.Compile(spec)
+	_, err := crawl.New(crawl.Settings{StartURLs: []string{"http://a.example/"}, AllowedDomains: []string{"b.example"}},
+		crawl.Deps{Fetcher: netFetcher{}, Store: &countingStore{}, Extractor: x})
+	if err == nil {
+		t.Fatal("a start URL outside allowed_domains must be refused")
+	}
+	if _, err := crawl.New(crawl.Settings{StartURLs: []string{"http://a.example/"}}, crawl.Deps{}); err == nil {
+		t.Fatal("missing collaborators must be refused")
+	}
+	var fe *crawl.FetchError
+	if !errors.As(error(&crawl.FetchError{Reason: "x"}), &fe) {
+		t.Fatal("FetchError must be an error")
+	}
+}

@@ -1,0 +1,106 @@
+package crawl
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+func TestJudge(t *testing.T) {
+	e := &Engine{s: Settings{MinBodyBytes: 512}, d: Deps{Clock: SystemClock{}}, blockCodes: map[int]bool{451: true}}
+	page := make([]byte, 600)
+	stub := make([]byte, 200)
+	resp := func(status int, body []byte, hdr ...string) *Response {
+		h := http.Header{}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			h.Set(hdr[i], hdr[i+1])
+		}
+		return &Response{URL: "http://h/x", Status: status, Body: body, HTML: true, Header: h}
+	}
+	cases := []struct {
+		name   string
+		resp   *Response
+		err    error
+		class  verdict.Class
+		reason string
+	}{
+		{"a usable page is ok", resp(200, page), nil, verdict.ClassOK, ""},
+		{"304 is ok", resp(304, nil), nil, verdict.ClassOK, ""},
+		{"200 with a 200-byte stub is a failure", resp(200, stub), nil, verdict.ClassFailure, "200-byte body"},
+		{"404 is neutral", resp(404, page), nil, verdict.ClassNeutral, "HTTP 404"},
+		{"410 is neutral", resp(410, page), nil, verdict.ClassNeutral, "HTTP 410"},
+		{"400 is neutral", resp(400, page), nil, verdict.ClassNeutral, "HTTP 400"},
+		{"403 is a failure", resp(403, page), nil, verdict.ClassFailure, "HTTP 403"},
+		{"408 is a failure", resp(408, page), nil, verdict.ClassFailure, "HTTP 408"},
+		{"429 is a failure", resp(429, page), nil, verdict.ClassFailure, "HTTP 429"},
+		{"500 is a failure", resp(500, page), nil, verdict.ClassFailure, "HTTP 500"},
+		{"503 is a failure", resp(503, page), nil, verdict.ClassFailure, "HTTP 503"},
+		{"a redirect out of scope is neutral", resp(302, nil, "Location", "http://elsewhere/"), nil, verdict.ClassNeutral, "not followed"},
+		{"a timeout is a failure", nil, &FetchError{Class: verdict.ClassFailure, Reason: "timeout"}, verdict.ClassFailure, "timeout"},
+		{"an over-size body is neutral", nil, &FetchError{Class: verdict.ClassNeutral, Reason: "body over max_body_bytes"}, verdict.ClassNeutral, "max_body_bytes"},
+		{"an unknown error is a failure", nil, errors.New("boom"), verdict.ClassFailure, "boom"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			j := e.judge(c.resp, c.err)
+			if j.class != c.class || !strings.Contains(j.reason, c.reason) {
+				t.Fatalf("judge = %s %q, want %s containing %q", j.class, j.reason, c.class, c.reason)
+			}
+		})
+	}
+	if j := e.judge(resp(451, page), nil); j.blocked == "" {
+		t.Fatal("a [block] status must block")
+	}
+	if j := e.judge(nil, &FetchError{Canceled: true}); !j.canceled {
+		t.Fatal("a canceled fetch is no result")
+	}
+	nonHTML := resp(200, page)
+	nonHTML.HTML = false
+	if j := e.judge(nonHTML, nil); j.class != verdict.ClassNeutral || !j.gap {
+		t.Fatalf("a non-HTML page is an unusable page: %+v", j)
+	}
+	if j := e.judge(resp(503, page, "Retry-After", "7"), nil); j.retryAfter != 7*time.Second {
+		t.Fatalf("Retry-After = %s", j.retryAfter)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	e := &Engine{s: Settings{Backoff: 100 * time.Millisecond, MaxBackoff: time.Second}}
+	for attempt, lo := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond} {
+		d := e.backoff(attempt, 0)
+		if d < lo || d > lo+lo/4 {
+			t.Fatalf("backoff(%d) = %s, want %s plus at most a quarter", attempt, d, lo)
+		}
+	}
+	if d := e.backoff(10, 0); d != time.Second {
+		t.Fatalf("backoff is capped at max_backoff, got %s", d)
+	}
+	if d := e.backoff(0, 700*time.Millisecond); d != 700*time.Millisecond {
+		t.Fatalf("Retry-After longer than the backoff is honoured, got %s", d)
+	}
+	if d := e.backoff(0, time.Hour); d != time.Second {
+		t.Fatalf("Retry-After is honoured up to max_backoff, got %s", d)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	b := &budget{limit: 3}
+	for i := 0; i < 3; i++ {
+		if !b.take() {
+			t.Fatalf("token %d refused", i)
+		}
+	}
+	if b.take() || !b.exhausted() {
+		t.Fatal("a spent budget must refuse")
+	}
+	unlimited := &budget{}
+	for i := 0; i < 1000; i++ {
+		if !unlimited.take() {
+			t.Fatal("no budget means no limit")
+		}
+	}
+}
