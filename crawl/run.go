@@ -77,7 +77,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	r.progress()
 
 	productive := r.items.New+r.items.Changed > 0
-	fin, err := e.d.Store.Finish(productive)
+	fin, err := e.d.Store.Finish(productive, len(r.failed)+r.unusable)
 	if err != nil && r.storeErr == nil {
 		r.storeErr = err
 		r.res.Stop, r.res.Detail = verdict.StopError, err.Error()
@@ -437,6 +437,7 @@ func (r *run) finishResult(fin Finish, productive bool) {
 	}
 	res.Traversal.Completed = res.Stop == verdict.StopQueueEmpty
 	res.Traversal.Queued = fin.Queued
+	res.TraversalGaps = fin.TraversalGaps
 	res.EmptyRunStreak = fin.EmptyRunStreak
 	res.Breaker.Events = []verdict.BreakerEvent{}
 	res.Facts.Stop = res.Stop

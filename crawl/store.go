@@ -19,8 +19,9 @@ type Store interface {
 	// and the next free sequence number.
 	RequeueFailed(nextSeq uint64) (moved int, next uint64, err error)
 	// Finish ends the run: it records whether the run was productive and
-	// returns what is left for the next run.
-	Finish(productive bool) (Finish, error)
+	// how many coverage gaps it left, and returns what is left for the next
+	// run.
+	Finish(productive bool, gaps int) (Finish, error)
 }
 
 // Start is what Begin found and did.
@@ -42,6 +43,8 @@ type Finish struct {
 	// Failed is how many URLs failed in this run and were not fetched
 	// successfully since.
 	Failed int
+	// TraversalGaps counts coverage gaps over all runs of the traversal.
+	TraversalGaps int
 	// EmptyRunStreak is the number of runs in a row, this one included,
 	// that were not productive.
 	EmptyRunStreak int

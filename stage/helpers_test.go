@@ -158,7 +158,7 @@ func assertItemsMatchSite(t *testing.T, f *fixture, n int) {
 	}
 	defer db.Close()
 	count := 0
-	err = db.ForEachPending(func(v state.Version) error {
+	err = db.ForEachPending(^uint64(0), func(v state.Version) error {
 		count++
 		var values []any
 		if err := json.Unmarshal(v.Values, &values); err != nil {

@@ -40,6 +40,13 @@ var (
 	keySeq       = []byte("seq")
 	keyRuns      = []byte("runs")
 	keyStreak    = []byte("empty_run_streak")
+	// keyPendingSeq numbers pending versions.
+	keyPendingSeq = []byte("pending_seq")
+	// keyTraversalGaps counts coverage gaps over the current traversal.
+	keyTraversalGaps = []byte("traversal_gaps")
+
+	bucketPublishing = []byte("publishing")
+	bucketPublished  = []byte("published")
 )
 
 // DB is an open state file. It implements crawl.Store.
@@ -89,7 +96,7 @@ func Open(dir string, opts Options) (*DB, error) {
 
 func (db *DB) init() error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketPending} {
+		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketPending, bucketPublishing, bucketPublished} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}

@@ -22,6 +22,9 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		st.NewTraversal = k == nil || traversal == 0
 		if st.NewTraversal {
 			traversal++
+			if err := putUint(meta, keyTraversalGaps, 0); err != nil {
+				return err
+			}
 			if err := tx.DeleteBucket(bucketSeen); err != nil {
 				return err
 			}
@@ -108,8 +111,9 @@ func (db *DB) RequeueFailed(nextSeq uint64) (int, uint64, error) {
 	return moved, nextSeq, nil
 }
 
-// Finish records whether the run was productive and returns what is left.
-func (db *DB) Finish(productive bool) (crawl.Finish, error) {
+// Finish records whether the run was productive and how many coverage gaps
+// it left, and returns what is left for the next run.
+func (db *DB) Finish(productive bool, gaps int) (crawl.Finish, error) {
 	var f crawl.Finish
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
@@ -120,6 +124,11 @@ func (db *DB) Finish(productive bool) (crawl.Finish, error) {
 		if err := putUint(meta, keyStreak, streak); err != nil {
 			return err
 		}
+		traversalGaps := getUint(meta, keyTraversalGaps) + uint64(max(gaps, 0))
+		if err := putUint(meta, keyTraversalGaps, traversalGaps); err != nil {
+			return err
+		}
+		f.TraversalGaps = int(traversalGaps)
 		f.Failed = count(tx.Bucket(bucketFailed))
 		f.Queued = count(tx.Bucket(bucketQueue)) + f.Failed
 		f.EmptyRunStreak = int(streak)

@@ -119,7 +119,7 @@ func TestFailedURLsWaitForTheRetryPassAndTheNextRun(t *testing.T) {
 	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: qs[0].Seq, Entry: qs[0].Entry, Failed: true}}}); err != nil {
 		t.Fatal(err)
 	}
-	fin, err := db.Finish(false)
+	fin, err := db.Finish(false, 0)
 	if err != nil || fin.Failed != 1 || fin.Queued != 1 || fin.EmptyRunStreak != 1 {
 		t.Fatalf("finish = %+v, %v", fin, err)
 	}
@@ -129,7 +129,7 @@ func TestFailedURLsWaitForTheRetryPassAndTheNextRun(t *testing.T) {
 	if err != nil || !st2.NewTraversal || st2.Traversal != 2 || st2.Queued != 1 {
 		t.Fatalf("next run = %+v, %v", st2, err)
 	}
-	fin, _ = db.Finish(true)
+	fin, _ = db.Finish(true, 0)
 	if fin.EmptyRunStreak != 0 || fin.Failed != 0 {
 		t.Fatalf("productive finish = %+v", fin)
 	}
@@ -143,12 +143,12 @@ func TestEmptyRunStreakSurvivesReopen(t *testing.T) {
 	}
 	for i := 0; i < 3; i++ {
 		db.Begin(nil)
-		db.Finish(false)
+		db.Finish(false, 0)
 	}
 	db.Close()
 	db = open(t, dir)
 	db.Begin(nil)
-	if fin, _ := db.Finish(false); fin.EmptyRunStreak != 4 {
+	if fin, _ := db.Finish(false, 0); fin.EmptyRunStreak != 4 {
 		t.Fatalf("streak = %d, want 4", fin.EmptyRunStreak)
 	}
 }

@@ -1,0 +1,159 @@
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Publication records one publish of pending versions into an export
+// folder. It is written before the folder appears (BeginPublish) and
+// committed once the folder is complete (CommitPublish), so a crash in
+// between is resolved by the next run: a complete folder is committed, an
+// absent one is forgotten and its versions stay pending.
+type Publication struct {
+	RunID string `json:"run_id"`
+	// MaxSeq is the highest pending sequence number the publish took.
+	MaxSeq uint64 `json:"max_seq"`
+	// Dir is the run folder readers see.
+	Dir string `json:"dir"`
+	// Staging is where the folder was written before it was renamed.
+	Staging string `json:"staging"`
+	// Manifest is the folder's _manifest.json, kept so an interrupted
+	// publish can be completed.
+	Manifest json.RawMessage `json:"manifest"`
+	Rows     int             `json:"rows"`
+	At       time.Time       `json:"at"`
+}
+
+// ErrNoPublication is returned for a run id with no publish in progress.
+var ErrNoPublication = errors.New("no publish in progress")
+
+// BeginPublish records a publish about to happen.
+func (db *DB) BeginPublish(p Publication) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode publication %s: %w", p.RunID, err)
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketPublishing).Put([]byte(p.RunID), b)
+	})
+	if err != nil {
+		return fmt.Errorf("record publish %s in %s: %w", p.RunID, db.dir, err)
+	}
+	return nil
+}
+
+// Publishing lists the publishes begun and not yet committed or aborted.
+func (db *DB) Publishing() ([]Publication, error) {
+	var out []Publication
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketPublishing).ForEach(func(k, v []byte) error {
+			var p Publication
+			if err := json.Unmarshal(v, &p); err != nil {
+				return fmt.Errorf("publication %s: %w", k, err)
+			}
+			out = append(out, p)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read publishes in %s: %w", db.dir, err)
+	}
+	return out, nil
+}
+
+// CommitPublish marks a publish done in one transaction: the versions it
+// took leave the pending set and their items count as published.
+func (db *DB) CommitPublish(runID string) (int, error) {
+	removed := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		publishing := tx.Bucket(bucketPublishing)
+		raw := publishing.Get([]byte(runID))
+		if raw == nil {
+			return ErrNoPublication
+		}
+		var p Publication
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("publication %s: %w", runID, err)
+		}
+		pending, items := tx.Bucket(bucketPending), tx.Bucket(bucketItems)
+		var done [][]byte
+		err := pending.ForEach(func(k, v []byte) error {
+			var ver struct {
+				Seq uint64 `json:"seq"`
+			}
+			if err := json.Unmarshal(v, &ver); err != nil {
+				return fmt.Errorf("pending item %q: %w", k, err)
+			}
+			if ver.Seq <= p.MaxSeq {
+				done = append(done, k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range done {
+			if err := markPublished(items, k); err != nil {
+				return err
+			}
+			if err := pending.Delete(k); err != nil {
+				return err
+			}
+		}
+		removed = len(done)
+		if err := publishing.Delete([]byte(runID)); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketPublished).Put([]byte(runID), raw)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
+	}
+	return removed, nil
+}
+
+func markPublished(items *bolt.Bucket, key []byte) error {
+	raw := items.Get(key)
+	if raw == nil {
+		return nil
+	}
+	rec, err := decodeItemRecord(raw)
+	if err != nil {
+		return fmt.Errorf("item %q: %w", key, err)
+	}
+	if rec.flags&itemPublished != 0 {
+		return nil
+	}
+	rec.flags |= itemPublished
+	return items.Put(key, rec.encode())
+}
+
+// AbortPublish forgets a publish that never became visible; its versions
+// stay pending.
+func (db *DB) AbortPublish(runID string) error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketPublishing).Delete([]byte(runID))
+	})
+	if err != nil {
+		return fmt.Errorf("abort publish %s in %s: %w", runID, db.dir, err)
+	}
+	return nil
+}
+
+// IsPublished reports whether a publish of runID was committed.
+func (db *DB) IsPublished(runID string) (bool, error) {
+	var ok bool
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		ok = tx.Bucket(bucketPublished).Get([]byte(runID)) != nil
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("read publishes in %s: %w", db.dir, err)
+	}
+	return ok, nil
+}

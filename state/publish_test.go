@@ -1,0 +1,136 @@
+package state
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// store commits one finished URL per item version.
+func store(t *testing.T, db *DB, versions ...crawl.ItemVersion) crawl.Committed {
+	t.Helper()
+	b := &crawl.Batch{}
+	for i, v := range versions {
+		b.Done = append(b.Done, crawl.Done{Seq: uint64(1000 + i), Entry: entry(v.URL, crawl.KindItem), Items: []crawl.ItemVersion{v}})
+	}
+	c, err := db.Commit(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func pendingChanges(t *testing.T, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	if err := db.ForEachPending(^uint64(0), func(v Version) error { out[v.Key] = v.Change; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestPublishTakesWhatWasPendingAndNothingLater(t *testing.T) {
+	db := open(t, t.TempDir())
+	db.Begin(nil)
+	store(t, db, version("a", hash(1)), version("b", hash(1)))
+	p, err := db.PendingSummary()
+	if err != nil || p.Count != 2 {
+		t.Fatalf("pending = %+v, %v", p, err)
+	}
+	if err := db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq}); err != nil {
+		t.Fatal(err)
+	}
+	// A version stored after the publish began stays pending.
+	store(t, db, version("b", hash(2)))
+	if got, _ := db.Publishing(); len(got) != 1 || got[0].RunID != "r1" {
+		t.Fatalf("publishing = %+v", got)
+	}
+	n, err := db.CommitPublish("r1")
+	if err != nil || n != 1 {
+		t.Fatalf("commit removed %d, %v; want only a (b has a newer version)", n, err)
+	}
+	if got := pendingChanges(t, db); len(got) != 1 || got["b"] != ChangeNew {
+		t.Fatalf("pending after commit = %v, want b as new (b was never published)", got)
+	}
+	if ok, _ := db.IsPublished("r1"); !ok {
+		t.Fatal("r1 must be recorded as published")
+	}
+	if _, err := db.CommitPublish("r1"); !errors.Is(err, ErrNoPublication) {
+		t.Fatalf("committing twice = %v", err)
+	}
+	// a was published: its next change is "changed"; b's stays "new".
+	store(t, db, version("a", hash(3)))
+	if got := pendingChanges(t, db); got["a"] != ChangeChanged || got["b"] != ChangeNew {
+		t.Fatalf("changes = %v", got)
+	}
+}
+
+func TestAbortedPublishLeavesEverythingPending(t *testing.T) {
+	db := open(t, t.TempDir())
+	db.Begin(nil)
+	store(t, db, version("a", hash(1)))
+	p, _ := db.PendingSummary()
+	db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq})
+	if err := db.AbortPublish("r1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Publishing(); len(got) != 0 {
+		t.Fatalf("publishing = %+v", got)
+	}
+	if got := pendingChanges(t, db); got["a"] != ChangeNew {
+		t.Fatalf("pending = %v", got)
+	}
+}
+
+func TestTombstonesAfterACleanTraversal(t *testing.T) {
+	db := open(t, t.TempDir())
+	st, _ := db.Begin(nil)
+	store(t, db, version("kept", hash(1)), version("gone", hash(1)), version("never-published", hash(1)))
+	p, _ := db.PendingSummary()
+	db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq - 1}) // "never-published" was stored last
+	db.CommitPublish("r1")
+	// Traversal 2 sees only "kept".
+	db.Finish(true, 0)
+	st2, _ := db.Begin(nil)
+	if st2.Traversal != st.Traversal+1 {
+		t.Fatalf("traversal = %d", st2.Traversal)
+	}
+	store(t, db, version("kept", hash(1)))
+	n, err := db.MarkRemoved(st2.Traversal, "r2", time.Unix(100, 0))
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want 1 (gone)", n, err)
+	}
+	got := pendingChanges(t, db)
+	if len(got) != 1 || got["gone"] != ChangeRemoved {
+		t.Fatalf("pending = %v: a published item gets one removed row, an unpublished one none", got)
+	}
+	// Once removed, it is not removed again; if it comes back, it changed.
+	if n, _ := db.MarkRemoved(st2.Traversal, "r2", time.Unix(100, 0)); n != 0 {
+		t.Fatalf("removed again: %d", n)
+	}
+	if c := store(t, db, version("gone", hash(1))); c.Changed != 1 {
+		t.Fatalf("a removed item that comes back is a change: %+v", c)
+	}
+	if got := pendingChanges(t, db); got["gone"] != ChangeChanged {
+		t.Fatalf("pending = %v", got)
+	}
+}
+
+func TestTraversalGapsAccumulateUntilANewTraversal(t *testing.T) {
+	db := open(t, t.TempDir())
+	db.Begin([]crawl.Entry{{URL: "http://h/", Kind: crawl.KindListing, Start: true}})
+	if f, _ := db.Finish(true, 2); f.TraversalGaps != 2 {
+		t.Fatalf("gaps = %d", f.TraversalGaps)
+	}
+	db.Begin(nil) // the start URL is still queued: same traversal
+	if f, _ := db.Finish(true, 1); f.TraversalGaps != 3 {
+		t.Fatalf("gaps = %d", f.TraversalGaps)
+	}
+	db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 1, Entry: entry("http://h/", crawl.KindListing)}}})
+	db.Begin(nil) // queue empty: new traversal
+	if f, _ := db.Finish(true, 0); f.TraversalGaps != 0 {
+		t.Fatalf("gaps after a new traversal = %d", f.TraversalGaps)
+	}
+}

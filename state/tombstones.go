@@ -1,0 +1,63 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// MarkRemoved tombstones, in one transaction, every item the given
+// traversal did not see: a published item gets a pending "removed" version;
+// an item no export ever held just loses its pending version. Call it only
+// after a traversal that completed cleanly. It returns how many removed
+// versions it queued for export.
+func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, error) {
+	removed := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		removed = 0
+		w := newItemWriter(tx, traversal)
+		type gone struct {
+			key []byte
+			rec itemRecord
+		}
+		var stale []gone
+		err := w.items.ForEach(func(k, v []byte) error {
+			rec, err := decodeItemRecord(v)
+			if err != nil {
+				return fmt.Errorf("item %q: %w", k, err)
+			}
+			if rec.traversal < traversal && rec.flags&itemRemoved == 0 {
+				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, g := range stale {
+			g.rec.flags |= itemRemoved
+			if err := w.items.Put(g.key, g.rec.encode()); err != nil {
+				return err
+			}
+			if g.rec.flags&itemPublished == 0 {
+				if err := w.pending.Delete(g.key); err != nil {
+					return err
+				}
+				continue
+			}
+			removed++
+			err := w.putPending(Version{Key: string(g.key), URL: g.rec.url, Change: ChangeRemoved,
+				FetchedAt: at.UTC(), RunID: runID, Values: json.RawMessage("null")})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("mark removed items in %s: %w", db.dir, err)
+	}
+	return removed, nil
+}
