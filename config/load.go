@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -31,6 +32,7 @@ func Parse(file string, data []byte) (*Config, error) {
 	v := &validator{file: file, keys: indexKeys(data)}
 	cfg := v.config(raw)
 	if len(v.errs) > 0 {
+		slices.SortStableFunc(v.errs, func(a, b *Error) int { return a.Line - b.Line })
 		return nil, v.errs
 	}
 	return cfg, nil

@@ -231,7 +231,8 @@ func (v *validator) extract(raw rawConfig) extract.Spec {
 	if _, err := extract.Compile(spec); err != nil {
 		for _, se := range extract.SpecErrors(err) {
 			key := se.Field
-			if se.Key != "" {
+			if se.Key != "" && !strings.HasPrefix(se.Field, "listing.") {
+				// listing.* are plain selector strings, not tables.
 				key += "." + se.Key
 			}
 			v.errorf(key, "%v", se.Err)

@@ -50,6 +50,9 @@ func checkCmd(args []string, env Env) int {
 	})}
 	defer c.client.Close()
 	first, ok := c.listing(ctx, cfg.StartURLs[0])
+	if !ok && *itemURL == "" {
+		return ExitFailed
+	}
 	if *itemURL == "" {
 		*itemURL = first
 	}

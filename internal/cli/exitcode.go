@@ -15,12 +15,16 @@ const (
 
 // exitCode turns the run reports into the process exit code: 1 when the
 // fail-when policy says the invocation failed; otherwise unproductive
-// (when positive) if no run failed and none was productive; otherwise 0.
+// (when positive) if every run succeeded and none was productive;
+// otherwise 0.
 func exitCode(reports []verdict.RunReport, failWhen string, unproductive int) int {
-	failed, productive := 0, 0
+	failed, succeeded, productive := 0, 0, 0
 	for _, r := range reports {
-		if r.Failed() {
+		switch r.Outcome {
+		case verdict.OutcomeFailed:
 			failed++
+		case verdict.OutcomeSuccess:
+			succeeded++
 		}
 		if r.Productive {
 			productive++
@@ -30,7 +34,7 @@ func exitCode(reports []verdict.RunReport, failWhen string, unproductive int) in
 	case failWhen == FailWhenAny && failed > 0,
 		failWhen == FailWhenAll && failed > 0 && failed == len(reports):
 		return ExitFailed
-	case unproductive > 0 && failed == 0 && productive == 0 && len(reports) > 0:
+	case unproductive > 0 && len(reports) > 0 && succeeded == len(reports) && productive == 0:
 		return unproductive
 	}
 	return ExitOK

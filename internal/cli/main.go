@@ -49,7 +49,7 @@ Run 'databrew-stage COMMAND --help' for a command's flags.
 
 Exit codes of run: 0 every run succeeded or was partial; 1 a run failed
 (see --fail-when); 2 usage or config error, nothing ran; N with
---exit-unproductive N when no run stored anything new.
+--exit-unproductive N when every run succeeded and none stored anything new.
 `
 
 // Main runs the command line args (without the program name) and returns
@@ -91,7 +91,10 @@ func newFlags(name, synopsis string, env Env) *pflag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.SortFlags = false
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stdout, "%s\n\nFlags:\n%s", strings.TrimSpace(synopsis), fs.FlagUsages())
+		fmt.Fprintln(env.Stdout, strings.TrimSpace(synopsis))
+		if flags := fs.FlagUsages(); flags != "" {
+			fmt.Fprintf(env.Stdout, "\nFlags:\n%s", flags)
+		}
 	}
 	return fs
 }

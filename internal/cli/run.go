@@ -24,7 +24,7 @@ config's). Each run that started writes .last_run.json in its storage path.
 
 Exit codes: 0 every run succeeded or was partial; 1 a run failed (see
 --fail-when); 2 usage or config error, nothing ran; N with
---exit-unproductive N when no run failed and none stored anything new.`
+--exit-unproductive N when every run succeeded and none stored anything new.`
 
 type runFlags struct {
 	maxRequests      int
@@ -46,7 +46,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
 	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
 	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
-	fs.IntVar(&f.exitUnproductive, "exit-unproductive", 0, "exit with this code when no run failed and none was productive (e.g. 99 for Airflow's skip)")
+	fs.IntVar(&f.exitUnproductive, "exit-unproductive", 0, "exit with this code when every run succeeded and none was productive (e.g. 99 for Airflow's skip)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
