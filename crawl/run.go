@@ -16,6 +16,8 @@ const (
 	batchOps      = 512  // a batch is sent to the writer at this size
 	batchMaxOps   = 8192 // and the engine waits for the writer beyond it
 	flushInterval = 200 * time.Millisecond
+	// releaseInterval spaces the store's releases of mapped pages.
+	releaseInterval = 0
 )
 
 // run is the state of one Run: only the run loop's goroutine touches it,

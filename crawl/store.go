@@ -49,3 +49,11 @@ type Finish struct {
 	// that were not productive.
 	EmptyRunStreak int
 }
+
+// MappedReleaser is a Store that reads through a memory map and can drop
+// the mapped pages from resident memory. The engine calls ReleaseMapped
+// now and then while no batch is being committed, so resident memory does
+// not grow with the state.
+type MappedReleaser interface {
+	ReleaseMapped() error
+}

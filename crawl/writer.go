@@ -1,5 +1,7 @@
 package crawl
 
+import "time"
+
 // writer commits batches to the store on its own goroutine, so the engine
 // keeps dispatching while a transaction syncs. One batch is in flight at a
 // time; batches are committed in the order they were sent.
@@ -24,8 +26,15 @@ func newWriter(store Store) *writer {
 
 func (w *writer) loop() {
 	defer close(w.out)
+	var released time.Time
 	for b := range w.in {
 		counts, err := w.store.Commit(b)
+		if rel, ok := w.store.(MappedReleaser); ok && time.Since(released) >= releaseInterval {
+			// Only this goroutine writes, so no transaction can remap the
+			// file while the store releases its pages.
+			released = time.Now()
+			_ = rel.ReleaseMapped()
+		}
 		w.out <- committed{batch: b, counts: counts, err: err}
 	}
 }

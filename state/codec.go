@@ -3,7 +3,10 @@ package state
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
 )
@@ -28,21 +31,26 @@ func decodeEntry(v []byte) (crawl.Entry, error) {
 }
 
 // itemRecord is what the items bucket keeps per key: enough to detect a
-// change and to know which traversal last saw the item.
+// change, to know which traversal last saw the item, and where its pending
+// version is.
 type itemRecord struct {
 	hash      [16]byte
 	traversal uint64
-	flags     byte
-	url       string
+	// pending is the sequence number of the item's pending version in the
+	// version log, 0 when none is pending.
+	pending uint64
+	flags   byte
+	url     string
 }
 
-const itemRecordHeader = 16 + 8 + 1
+const itemRecordHeader = 16 + 8 + 8 + 1
 
 func (r itemRecord) encode() []byte {
 	b := make([]byte, itemRecordHeader, itemRecordHeader+len(r.url))
 	copy(b, r.hash[:])
 	binary.BigEndian.PutUint64(b[16:], r.traversal)
-	b[24] = r.flags
+	binary.BigEndian.PutUint64(b[24:], r.pending)
+	b[32] = r.flags
 	return append(b, r.url...)
 }
 
@@ -53,9 +61,55 @@ func decodeItemRecord(v []byte) (itemRecord, error) {
 	var r itemRecord
 	copy(r.hash[:], v)
 	r.traversal = binary.BigEndian.Uint64(v[16:])
-	r.flags = v[24]
+	r.pending = binary.BigEndian.Uint64(v[24:])
+	r.flags = v[32]
 	r.url = string(v[itemRecordHeader:])
 	return r, nil
+}
+
+// Version log records: change byte, fetched-at nanoseconds, then the key,
+// URL, hash and run id as length-prefixed strings, then the values' JSON.
+
+var changeCodes = map[string]byte{ChangeNew: 1, ChangeChanged: 2, ChangeRemoved: 3}
+var changeNames = [...]string{1: ChangeNew, 2: ChangeChanged, 3: ChangeRemoved}
+
+func encodeVersion(v *Version) []byte {
+	b := make([]byte, 0, 9+len(v.Key)+len(v.URL)+len(v.Hash)+len(v.RunID)+len(v.Values)+8)
+	b = append(b, changeCodes[v.Change])
+	b = binary.BigEndian.AppendUint64(b, uint64(v.FetchedAt.UnixNano()))
+	for _, s := range []string{v.Key, v.URL, v.Hash, v.RunID} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	return append(b, v.Values...)
+}
+
+func decodeVersion(seq uint64, b []byte) (Version, error) {
+	v := Version{Seq: seq}
+	if len(b) < 9 || b[0] == 0 || int(b[0]) >= len(changeNames) {
+		return v, fmt.Errorf("version %d is malformed", seq)
+	}
+	v.Change = changeNames[b[0]]
+	v.FetchedAt = time.Unix(0, int64(binary.BigEndian.Uint64(b[1:]))).UTC()
+	b = b[9:]
+	for _, dst := range []*string{&v.Key, &v.URL, &v.Hash, &v.RunID} {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return v, fmt.Errorf("version %d is truncated", seq)
+		}
+		*dst = string(b[k : k+int(n)])
+		b = b[k+int(n):]
+	}
+	v.Values = append(json.RawMessage(nil), b...)
+	return v, nil
+}
+
+// seenKey is the seen set's key for a URL: a 128-bit FNV-1a hash, a fifth
+// of a typical URL's size.
+func seenKey(url string) []byte {
+	h := fnv.New128a()
+	_, _ = h.Write([]byte(url))
+	return h.Sum(make([]byte, 0, 16))
 }
 
 // hashBytes reads a 32-hex-digit content hash.

@@ -25,15 +25,15 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 1
+const formatVersion = 2
 
 var (
-	bucketMeta    = []byte("meta")
-	bucketQueue   = []byte("queue")
-	bucketSeen    = []byte("seen")
-	bucketFailed  = []byte("failed")
-	bucketItems   = []byte("items")
-	bucketPending = []byte("pending")
+	bucketMeta     = []byte("meta")
+	bucketQueue    = []byte("queue")
+	bucketSeen     = []byte("seen")
+	bucketFailed   = []byte("failed")
+	bucketItems    = []byte("items")
+	bucketVersions = []byte("versions")
 
 	keyFormat    = []byte("format")
 	keyTraversal = []byte("traversal")
@@ -42,6 +42,12 @@ var (
 	keyStreak    = []byte("empty_run_streak")
 	// keyPendingSeq numbers pending versions.
 	keyPendingSeq = []byte("pending_seq")
+	// keyPublishedSeq is the highest version sequence number a committed
+	// publish took: an item whose pending version is at or below it was
+	// published, which its record learns the next time it is written.
+	keyPublishedSeq = []byte("published_seq")
+	// keyPendingCount counts pending versions.
+	keyPendingCount = []byte("pending_count")
 	// keyTraversalGaps counts coverage gaps over the current traversal.
 	keyTraversalGaps = []byte("traversal_gaps")
 
@@ -96,7 +102,7 @@ func Open(dir string, opts Options) (*DB, error) {
 
 func (db *DB) init() error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketPending, bucketPublishing, bucketPublished} {
+		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions, bucketPublishing, bucketPublished} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -138,6 +144,12 @@ func getUint(b *bolt.Bucket, key []byte) uint64 {
 
 func putUint(b *bolt.Bucket, key []byte, v uint64) error {
 	return b.Put(key, binary.BigEndian.AppendUint64(nil, v))
+}
+
+// addUint adds delta to a counter, never below zero.
+func addUint(b *bolt.Bucket, key []byte, delta int) error {
+	v := int64(getUint(b, key)) + int64(delta)
+	return putUint(b, key, uint64(max(v, 0)))
 }
 
 func seqKey(seq uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), seq) }

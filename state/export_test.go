@@ -11,9 +11,10 @@ func (db *DB) pendingKeys(t *testing.T) []string {
 	t.Helper()
 	var keys []string
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketPending).ForEach(func(k, _ []byte) error {
-			keys = append(keys, string(k))
-			return nil
+		return tx.Bucket(bucketVersions).ForEach(func(k, v []byte) error {
+			ver, err := decodeVersion(0, v)
+			keys = append(keys, ver.Key)
+			return err
 		})
 	})
 	if err != nil {

@@ -40,14 +40,32 @@ type Version struct {
 	Values json.RawMessage `json:"values"`
 }
 
-// itemWriter stores items inside one transaction.
+// itemWriter stores items inside one transaction. Pending versions go to
+// the version log, keyed by sequence number so that writing one appends to
+// the end of the file's tree instead of touching pages all over it; the
+// item's record points at its pending version.
 type itemWriter struct {
-	items, pending, meta *bolt.Bucket
-	traversal            uint64
+	items, versions, meta *bolt.Bucket
+	traversal             uint64
+	publishedSeq          uint64
 }
 
 func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
-	return itemWriter{items: tx.Bucket(bucketItems), pending: tx.Bucket(bucketPending), meta: tx.Bucket(bucketMeta), traversal: traversal}
+	versions := tx.Bucket(bucketVersions)
+	versions.FillPercent = 1.0 // appended in key order: pack pages full
+	meta := tx.Bucket(bucketMeta)
+	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta,
+		traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq)}
+}
+
+// settle folds committed publishes into a record read from the items
+// bucket: a pending version at or below the published sequence number was
+// published, so the item counts as published and has no pending version.
+func (w itemWriter) settle(rec *itemRecord) {
+	if rec.pending != 0 && rec.pending <= w.publishedSeq {
+		rec.flags |= itemPublished
+		rec.pending = 0
+	}
 }
 
 // put stores one item version: a new key or a changed hash is stored and
@@ -65,7 +83,8 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 		if err != nil {
 			return fmt.Errorf("item %q: %w", v.Key, err)
 		}
-		rec.flags = prev.flags &^ itemRemoved
+		w.settle(&prev)
+		rec.flags, rec.pending = prev.flags&^itemRemoved, prev.pending
 		if prev.hash == hash && prev.flags&itemRemoved == 0 {
 			counts.Unchanged++
 			if prev.traversal == w.traversal {
@@ -84,21 +103,27 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	if err != nil {
 		return fmt.Errorf("item %q: encode values: %w", v.Key, err)
 	}
-	if err := w.items.Put(key, rec.encode()); err != nil {
-		return err
-	}
-	return w.putPending(Version{Key: v.Key, URL: v.URL, Hash: v.Hash, Change: change, FetchedAt: v.FetchedAt.UTC(), RunID: v.RunID, Values: values})
+	ver := Version{Key: v.Key, URL: v.URL, Hash: v.Hash, Change: change, FetchedAt: v.FetchedAt.UTC(), RunID: v.RunID, Values: values}
+	return w.putPending(key, &rec, &ver)
 }
 
-// putPending makes ver the key's pending version, replacing an older one.
-func (w itemWriter) putPending(ver Version) error {
-	ver.Seq = getUint(w.meta, keyPendingSeq) + 1
-	b, err := json.Marshal(ver)
-	if err != nil {
-		return fmt.Errorf("item %q: encode version: %w", ver.Key, err)
+// putPending makes ver the item's pending version, dropping the one it
+// replaces, and stores the item's record pointing at it.
+func (w itemWriter) putPending(key []byte, rec *itemRecord, ver *Version) error {
+	if rec.pending != 0 {
+		if err := w.versions.Delete(seqKey(rec.pending)); err != nil {
+			return err
+		}
+	} else if err := addUint(w.meta, keyPendingCount, 1); err != nil {
+		return err
 	}
+	ver.Seq = getUint(w.meta, keyPendingSeq) + 1
 	if err := putUint(w.meta, keyPendingSeq, ver.Seq); err != nil {
 		return err
 	}
-	return w.pending.Put([]byte(ver.Key), b)
+	if err := w.versions.Put(seqKey(ver.Seq), encodeVersion(ver)); err != nil {
+		return err
+	}
+	rec.pending = ver.Seq
+	return w.items.Put(key, rec.encode())
 }

@@ -1,7 +1,7 @@
 package state
 
 import (
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -11,8 +11,9 @@ import (
 type Pending struct {
 	// Count is how many item versions are pending.
 	Count int
-	// MaxSeq is the highest sequence number among them: a publish that
-	// takes them all records it, so later versions stay pending.
+	// MaxSeq is the highest sequence number given out so far: a publish
+	// that takes every version up to it records it, so versions stored
+	// later stay pending.
 	MaxSeq uint64
 }
 
@@ -20,7 +21,7 @@ type Pending struct {
 func (db *DB) PendingSummary() (Pending, error) {
 	var p Pending
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		p.Count = count(tx.Bucket(bucketPending))
+		p.Count = int(getUint(tx.Bucket(bucketMeta), keyPendingCount))
 		p.MaxSeq = getUint(tx.Bucket(bucketMeta), keyPendingSeq)
 		return nil
 	})
@@ -31,19 +32,25 @@ func (db *DB) PendingSummary() (Pending, error) {
 }
 
 // ForEachPending calls fn for every pending version with Seq <= maxSeq, in
-// key order, inside one read transaction.
+// the order they were stored, inside one read transaction. Each item has at
+// most one pending version: a newer one replaces it.
 func (db *DB) ForEachPending(maxSeq uint64, fn func(Version) error) error {
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketPending).ForEach(func(k, v []byte) error {
-			var ver Version
-			if err := json.Unmarshal(v, &ver); err != nil {
-				return fmt.Errorf("pending item %q: %w", k, err)
+		c := tx.Bucket(bucketVersions).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			seq := binary.BigEndian.Uint64(k)
+			if seq > maxSeq {
+				break
 			}
-			if ver.Seq > maxSeq {
-				return nil
+			ver, err := decodeVersion(seq, v)
+			if err != nil {
+				return err
 			}
-			return fn(ver)
-		})
+			if err := fn(ver); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("read pending items in %s: %w", db.dir, err)

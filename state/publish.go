@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,71 +67,84 @@ func (db *DB) Publishing() ([]Publication, error) {
 	return out, nil
 }
 
-// CommitPublish marks a publish done in one transaction: the versions it
-// took leave the pending set and their items count as published.
+// commitChunk bounds how many versions one transaction of CommitPublish
+// retires.
+const commitChunk = 8192
+
+// CommitPublish marks a publish done: the versions it took leave the
+// pending set and their items count as published. The first transaction
+// records the publish's sequence number, from which every item learns it
+// was published the next time its record is written (no item record is
+// touched here); the versions are then deleted from the log in chunks,
+// and the last transaction moves the publish to the published set. A
+// crash in between is finished by the next run's reconcile.
 func (db *DB) CommitPublish(runID string) (int, error) {
-	removed := 0
+	var p Publication
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketPublishing).Get([]byte(runID))
+		if raw == nil {
+			return ErrNoPublication
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("publication %s: %w", runID, err)
+		}
+		meta := tx.Bucket(bucketMeta)
+		if p.MaxSeq > getUint(meta, keyPublishedSeq) {
+			return putUint(meta, keyPublishedSeq, p.MaxSeq)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
+	}
+	retired := 0
+	for {
+		n, err := db.retireVersions(p.MaxSeq)
+		if err != nil {
+			return retired, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
+		}
+		retired += n
+		_ = db.ReleaseMapped() // deleting reads the log's pages
+		if n < commitChunk {
+			break
+		}
+	}
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		publishing := tx.Bucket(bucketPublishing)
 		raw := publishing.Get([]byte(runID))
 		if raw == nil {
 			return ErrNoPublication
 		}
-		var p Publication
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return fmt.Errorf("publication %s: %w", runID, err)
-		}
-		pending, items := tx.Bucket(bucketPending), tx.Bucket(bucketItems)
-		var done [][]byte
-		err := pending.ForEach(func(k, v []byte) error {
-			var ver struct {
-				Seq uint64 `json:"seq"`
-			}
-			if err := json.Unmarshal(v, &ver); err != nil {
-				return fmt.Errorf("pending item %q: %w", k, err)
-			}
-			if ver.Seq <= p.MaxSeq {
-				done = append(done, k)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range done {
-			if err := markPublished(items, k); err != nil {
-				return err
-			}
-			if err := pending.Delete(k); err != nil {
-				return err
-			}
-		}
-		removed = len(done)
 		if err := publishing.Delete([]byte(runID)); err != nil {
 			return err
 		}
 		return tx.Bucket(bucketPublished).Put([]byte(runID), raw)
 	})
 	if err != nil {
-		return 0, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
+		return retired, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
 	}
-	return removed, nil
+	return retired, nil
 }
 
-func markPublished(items *bolt.Bucket, key []byte) error {
-	raw := items.Get(key)
-	if raw == nil {
-		return nil
-	}
-	rec, err := decodeItemRecord(raw)
-	if err != nil {
-		return fmt.Errorf("item %q: %w", key, err)
-	}
-	if rec.flags&itemPublished != 0 {
-		return nil
-	}
-	rec.flags |= itemPublished
-	return items.Put(key, rec.encode())
+// retireVersions deletes up to commitChunk versions with Seq <= maxSeq
+// from the front of the log, in one transaction.
+func (db *DB) retireVersions(maxSeq uint64) (int, error) {
+	n := 0
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		n = 0
+		c := tx.Bucket(bucketVersions).Cursor()
+		for k, _ := c.First(); k != nil && n < commitChunk; k, _ = c.First() {
+			if binary.BigEndian.Uint64(k) > maxSeq {
+				break
+			}
+			if err := c.Delete(); err != nil {
+				return err
+			}
+			n++
+		}
+		return addUint(tx.Bucket(bucketMeta), keyPendingCount, -n)
+	})
+	return n, err
 }
 
 // AbortPublish forgets a publish that never became visible; its versions

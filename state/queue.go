@@ -37,7 +37,7 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		seen := tx.Bucket(bucketSeen)
 		for i, u := range urls {
-			out[i] = seen.Get([]byte(u)) != nil
+			out[i] = seen.Get(seenKey(u)) != nil
 		}
 		return nil
 	})
@@ -56,7 +56,7 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		counts = crawl.Committed{}
 		queue, seen, failed := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed)
 		for _, q := range b.Enqueue {
-			if seen.Get([]byte(q.URL)) != nil {
+			if seen.Get(seenKey(q.URL)) != nil {
 				continue
 			}
 			if err := enqueue(queue, seen, q); err != nil {
@@ -96,7 +96,7 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 }
 
 func enqueue(queue, seen *bolt.Bucket, q crawl.Queued) error {
-	if err := seen.Put([]byte(q.URL), seenMark); err != nil {
+	if err := seen.Put(seenKey(q.URL), seenMark); err != nil {
 		return err
 	}
 	return queue.Put(seqKey(q.Seq), encodeEntry(q.Entry))

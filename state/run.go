@@ -39,7 +39,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		}
 		if st.NewTraversal {
 			for _, e := range starts {
-				if seen.Get([]byte(e.URL)) != nil {
+				if seen.Get(seenKey(e.URL)) != nil {
 					continue
 				}
 				if err := enqueue(queue, seen, crawl.Queued{Seq: seq, Entry: e}); err != nil {
@@ -79,7 +79,7 @@ func moveFailed(tx *bolt.Tx, seq uint64) (uint64, error) {
 		if err := queue.Put(seqKey(seq), v); err != nil {
 			return seq, err
 		}
-		if err := seen.Put(k, seenMark); err != nil {
+		if err := seen.Put(seenKey(string(k)), seenMark); err != nil {
 			return seq, err
 		}
 		seq++

@@ -168,3 +168,20 @@ func TestSecondOpenIsLocked(t *testing.T) {
 		t.Fatalf("error %q does not name %s", err, want)
 	}
 }
+
+func TestVersionRecordsRoundTrip(t *testing.T) {
+	in := Version{Key: "k1", URL: "http://h/k1", Hash: hash(7), Change: ChangeChanged, RunID: "20261130T002305Z-3f9a",
+		FetchedAt: time.Unix(1764461000, 123456789).UTC(), Values: []byte(`["t",1.5,null,["a","b"]]`)}
+	out, err := decodeVersion(42, encodeVersion(&in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Seq = 42
+	if out.Key != in.Key || out.URL != in.URL || out.Hash != in.Hash || out.Change != in.Change || out.RunID != in.RunID ||
+		!out.FetchedAt.Equal(in.FetchedAt) || string(out.Values) != string(in.Values) || out.Seq != 42 {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", out, in)
+	}
+	if _, err := decodeVersion(1, encodeVersion(&in)[:12]); err == nil {
+		t.Fatal("a truncated record must not decode")
+	}
+}

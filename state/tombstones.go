@@ -28,6 +28,7 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
 			}
+			w.settle(&rec)
 			if rec.traversal < traversal && rec.flags&itemRemoved == 0 {
 				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
 			}
@@ -37,20 +38,28 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			return err
 		}
 		for _, g := range stale {
-			g.rec.flags |= itemRemoved
-			if err := w.items.Put(g.key, g.rec.encode()); err != nil {
-				return err
-			}
-			if g.rec.flags&itemPublished == 0 {
-				if err := w.pending.Delete(g.key); err != nil {
+			rec := g.rec
+			rec.flags |= itemRemoved
+			if rec.flags&itemPublished == 0 {
+				// No export ever held it: drop its pending version.
+				if rec.pending != 0 {
+					if err := w.versions.Delete(seqKey(rec.pending)); err != nil {
+						return err
+					}
+					if err := addUint(w.meta, keyPendingCount, -1); err != nil {
+						return err
+					}
+					rec.pending = 0
+				}
+				if err := w.items.Put(g.key, rec.encode()); err != nil {
 					return err
 				}
 				continue
 			}
 			removed++
-			err := w.putPending(Version{Key: string(g.key), URL: g.rec.url, Change: ChangeRemoved,
-				FetchedAt: at.UTC(), RunID: runID, Values: json.RawMessage("null")})
-			if err != nil {
+			ver := Version{Key: string(g.key), URL: rec.url, Change: ChangeRemoved,
+				FetchedAt: at.UTC(), RunID: runID, Values: json.RawMessage("null")}
+			if err := w.putPending(g.key, &rec, &ver); err != nil {
 				return err
 			}
 		}

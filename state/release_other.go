@@ -1,0 +1,7 @@
+//go:build !linux
+
+package state
+
+// ReleaseMapped does nothing on this system: mapped state pages stay
+// resident until the kernel reclaims them.
+func (db *DB) ReleaseMapped() error { return nil }
