@@ -1,0 +1,92 @@
+package sink
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLayout(t *testing.T) {
+	l := Layout{Output: filepath.Join("lake", "books")}
+	at := time.Date(2026, 11, 30, 23, 59, 0, 0, time.FixedZone("X", -3600))
+	if got, want := l.RunDir(at, "r1"), filepath.Join("lake", "books", "dt=2026-12-01", "run=r1"); got != want {
+		t.Fatalf("RunDir = %s, want %s (the UTC day)", got, want)
+	}
+	if got, want := l.StagingRoot(), filepath.Join("lake", ".books.staging"); got != want {
+		t.Fatalf("StagingRoot = %s, want %s: beside the output root, not under it", got, want)
+	}
+	if got, want := l.VerdictPath(), filepath.Join("lake", "books", "_verdict.json"); got != want {
+		t.Fatalf("VerdictPath = %s", got)
+	}
+}
+
+func TestPromoteAndComplete(t *testing.T) {
+	root := t.TempDir()
+	l := Layout{Output: filepath.Join(root, "books")}
+	staging := l.StagingDir("r1")
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"part-00000.parquet", "part-00001.parquet"} {
+		if err := os.WriteFile(filepath.Join(staging, name), []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runDir := l.RunDir(time.Now(), "r1")
+	if err := Promote(staging, runDir); err != nil {
+		t.Fatal(err)
+	}
+	if Exists(staging) || Exists(l.StagingRoot()) {
+		t.Fatal("the staging folder must be gone after the rename")
+	}
+	files, _ := filepath.Glob(filepath.Join(runDir, "*.parquet"))
+	if len(files) != 2 || IsComplete(runDir) {
+		t.Fatalf("promoted files = %v, complete = %v", files, IsComplete(runDir))
+	}
+	if err := Complete(runDir, []byte(`{"rows":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !IsComplete(runDir) {
+		t.Fatal("Complete must write _SUCCESS")
+	}
+	if b, _ := os.ReadFile(filepath.Join(runDir, ManifestFile)); string(b) != `{"rows":2}` {
+		t.Fatalf("manifest = %q", b)
+	}
+	// A second promote to the same folder must not merge runs.
+	if err := os.MkdirAll(staging, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(staging, "x.parquet"), nil, 0o644)
+	if err := Promote(staging, runDir); err == nil {
+		t.Fatal("promoting onto an existing run folder must fail")
+	}
+}
+
+func TestRemoveStaging(t *testing.T) {
+	l := Layout{Output: filepath.Join(t.TempDir(), "books")}
+	for _, id := range []string{"a", "b"} {
+		os.MkdirAll(l.StagingDir(id), 0o755)
+	}
+	if err := RemoveStaging(l, "a"); err != nil || Exists(l.StagingDir("a")) || !Exists(l.StagingDir("b")) {
+		t.Fatalf("remove one: %v", err)
+	}
+	if err := RemoveStaging(l, ""); err != nil || Exists(l.StagingRoot()) {
+		t.Fatalf("remove all: %v", err)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out", "_verdict.json")
+	for _, content := range []string{"first", "second"} {
+		if err := WriteFileAtomic(path, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Fatalf("content = %q, want %q", b, content)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Fatalf("temporary files left: %v", entries)
+	}
+}
