@@ -79,6 +79,11 @@ type Export struct {
 	Format      string
 	Tombstones  bool
 	PublishWhen string
+	// RowGroupRows is the rows per Parquet row group (Arrow record batch):
+	// the export holds one in memory at a time.
+	RowGroupRows int
+	// MaxFileRows starts a new part file after this many rows.
+	MaxFileRows int64
 }
 
 // Notify configures the command run after a failed run.

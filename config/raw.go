@@ -70,9 +70,11 @@ type rawBlock struct {
 }
 
 type rawExport struct {
-	Format      string `toml:"format"`
-	Tombstones  bool   `toml:"tombstones"`
-	PublishWhen string `toml:"publish_when"`
+	Format       string `toml:"format"`
+	Tombstones   bool   `toml:"tombstones"`
+	PublishWhen  string `toml:"publish_when"`
+	RowGroupRows int    `toml:"row_group_rows"`
+	MaxFileRows  int64  `toml:"max_file_rows"`
 }
 
 type rawNotify struct {
@@ -103,7 +105,7 @@ func defaults() rawConfig {
 			MaxProbes:              3,
 			RespectRobots:          true,
 		},
-		Export: rawExport{Format: FormatParquet, PublishWhen: PublishWhenPartial},
+		Export: rawExport{Format: FormatParquet, PublishWhen: PublishWhenPartial, RowGroupRows: 16384, MaxFileRows: 1_000_000},
 		Notify: rawNotify{Timeout: "30s"},
 	}
 }

@@ -267,5 +267,10 @@ func (v *validator) export(r rawExport) Export {
 	if r.PublishWhen != PublishWhenPartial && r.PublishWhen != PublishWhenSuccess {
 		v.errorf("export.publish_when", "must be %q or %q, got %q", PublishWhenPartial, PublishWhenSuccess, r.PublishWhen)
 	}
-	return Export{Format: r.Format, Tombstones: r.Tombstones, PublishWhen: r.PublishWhen}
+	v.intRange("export.row_group_rows", r.RowGroupRows, 1, 1<<24)
+	if r.MaxFileRows < 1 {
+		v.errorf("export.max_file_rows", "must be at least 1, got %d", r.MaxFileRows)
+	}
+	return Export{Format: r.Format, Tombstones: r.Tombstones, PublishWhen: r.PublishWhen,
+		RowGroupRows: r.RowGroupRows, MaxFileRows: r.MaxFileRows}
 }

@@ -2,7 +2,6 @@ package stage
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -11,13 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -142,41 +142,42 @@ func writeFile(path, content string) error {
 	return os.WriteFile(path, []byte(content), 0o644)
 }
 
-// assertItemsMatchSite reads the stored item versions back and checks that
-// there are n and that each holds the site's own title and price for its
-// UPC: no stub or error page became an item.
-func assertItemsMatchSite(t *testing.T, f *fixture, n int) {
+// assertItemsMatchSite reads every published export back and checks that
+// it holds n rows and that each holds the site's own title and price for
+// its UPC: no stub or error page became an item.
+func assertItemsMatchSite(t testing.TB, f *fixture, n int) {
 	t.Helper()
 	byUPC := map[string]catalogsite.Item{}
 	for _, it := range f.site.Items() {
 		byUPC[it.UPC] = it
 	}
 	cfg := f.config(nil, "")
-	db, err := state.Open(cfg.Storage, state.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	dirs, _ := filepath.Glob(filepath.Join(cfg.Output, "dt=*", "run=*"))
 	count := 0
-	err = db.ForEachPending(^uint64(0), func(v state.Version) error {
-		count++
-		var values []any
-		if err := json.Unmarshal(v.Values, &values); err != nil {
-			return err
+	for _, dir := range dirs {
+		for _, r := range readRun(t, dir) {
+			count++
+			it, ok := byUPC[r.key]
+			if !ok {
+				t.Fatalf("exported item %q is not on the site", r.key)
+			}
+			if r.title != it.Title || r.price != it.Price {
+				t.Fatalf("item %s exported as %v %v, site has %q %v", r.key, r.title, r.price, it.Title, it.Price)
+			}
 		}
-		it, ok := byUPC[v.Key]
-		if !ok {
-			return fmt.Errorf("stored item %q is not on the site", v.Key)
-		}
-		if values[0] != it.Title || values[1] != it.Price {
-			return fmt.Errorf("item %s stored as %v, site has %q %v", v.Key, values, it.Title, it.Price)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if count != n {
-		t.Fatalf("%d items stored, want %d", count, n)
+		t.Fatalf("%d items exported, want %d", count, n)
 	}
+}
+
+// stopAfter is middleware that ends the run as blocked after n responses:
+// an incomplete, productive (partial) run.
+func stopAfter(n int64) []crawl.Middleware {
+	var seen atomic.Int64
+	return []crawl.Middleware{func(rc *crawl.RunContext, _ *crawl.Response) {
+		if seen.Add(1) == n {
+			rc.Stop("test stop")
+		}
+	}}
 }

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -19,17 +19,18 @@ const LastRunFile = ".last_run.json"
 // has started in.
 var ErrNoLastRun = errors.New("no run has started yet")
 
-// writeLastRun atomically replaces the storage path's .last_run.json.
-func writeLastRun(storage string, r verdict.RunReport) error {
-	b, err := json.MarshalIndent(r, "", "  ")
+// writeVerdicts atomically replaces the storage path's .last_run.json and
+// the export root's _verdict.json, so sensors see every run that started,
+// failed ones too.
+func writeVerdicts(cfg config.Config, r verdict.RunReport) error {
+	b, err := encodeReport(r)
 	if err != nil {
-		return fmt.Errorf("encode %s: %w", LastRunFile, err)
+		return err
 	}
-	path := filepath.Join(storage, LastRunFile)
-	if err := renameio.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if err := sink.WriteFileAtomic(filepath.Join(cfg.Storage, LastRunFile), b); err != nil {
+		return err
 	}
-	return nil
+	return sink.WriteFileAtomic(sink.Layout{Output: cfg.Output}.VerdictPath(), b)
 }
 
 // ReadLastRun reads the verdict of the last run that started in storage.

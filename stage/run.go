@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/url"
 
 	"github.com/databrew/databrew-stage/config"
@@ -13,6 +15,8 @@ import (
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
+
+var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // ErrLocked matches the error Run returns when another process holds the
 // config's storage path.
@@ -49,14 +53,62 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		Config: cfg.Name, RunID: newRunID(startedAt), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
 	}
-	res, runErr := crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
+	log := opts.Logger
+	if log == nil {
+		log = discard
+	}
+	x := newExporter(cfg, db, log)
+	var res crawl.Result
+	runErr := x.reconcile()
+	if runErr != nil {
+		res = crawl.Result{Stop: verdict.StopError, Detail: fmt.Sprintf("reconcile the export: %v", runErr)}
+	} else {
+		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
+	}
 	report.FinishedAt = clock.Now().UTC()
 	fill(&report, res)
-	report.Export = verdict.Export{Published: false, Reason: "export is not configured for this run", Files: []string{}}
-	if err := writeLastRun(cfg.Storage, report); err != nil {
+	if runErr == nil {
+		runErr = finishExport(x, db, cfg, &report, res, log)
+	} else {
+		report.Export = verdict.Export{Reason: "the run raised an error", Files: []string{}}
+	}
+	if err := writeVerdicts(cfg, report); err != nil {
 		return report, errors.Join(runErr, err)
 	}
 	return report, runErr
+}
+
+// finishExport tombstones items a clean traversal did not see, when the
+// config asks for it, and publishes. A publish that fails turns the stop
+// into error.
+func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
+	if cfg.Export.Tombstones && cleanTraversal(r, res) {
+		n, err := db.MarkRemoved(res.Traversal.ID, r.RunID, r.FinishedAt)
+		if err != nil {
+			return failExport(r, res, err)
+		}
+		r.Items.Removed = n
+	}
+	if err := x.publish(r); err != nil {
+		log.Error("publish failed", "err", err)
+		return failExport(r, res, err)
+	}
+	return nil
+}
+
+// cleanTraversal reports whether the run completed a traversal that left
+// no coverage gap in any of its runs: only then is an unseen item removed.
+func cleanTraversal(r *verdict.RunReport, res crawl.Result) bool {
+	return r.Outcome == verdict.OutcomeSuccess && r.Stop == verdict.StopQueueEmpty &&
+		r.CoverageGaps == 0 && res.TraversalGaps == 0
+}
+
+func failExport(r *verdict.RunReport, res crawl.Result, err error) error {
+	res.Facts.Stop = verdict.StopError
+	r.Stop, r.Detail = verdict.StopError, fmt.Sprintf("publish failed: %v", err)
+	r.Outcome, r.Rule = verdict.Decide(res.Facts)
+	r.Export = verdict.Export{Reason: r.Detail, Files: []string{}}
+	return err
 }
 
 // crawlOnce builds the engine for cfg and runs it.

@@ -14,7 +14,7 @@ import (
 func loadConfigs(paths []string, env Env) ([]*config.Config, bool) {
 	var cfgs []*config.Config
 	ok := true
-	storages := map[string]string{}
+	storages, outputs := map[string]string{}, map[string]string{}
 	for _, p := range paths {
 		cfg, err := config.Load(p)
 		if err != nil {
@@ -27,7 +27,13 @@ func loadConfigs(paths []string, env Env) ([]*config.Config, bool) {
 			ok = false
 			continue
 		}
+		if other, dup := outputs[cfg.Output]; dup {
+			fmt.Fprintf(env.Stderr, "%s: output: %s is also the output of %s; each config needs its own\n", p, cfg.Output, other)
+			ok = false
+			continue
+		}
 		storages[cfg.Storage] = p
+		outputs[cfg.Output] = p
 		cfgs = append(cfgs, cfg)
 	}
 	return cfgs, ok

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
@@ -60,22 +61,28 @@ func demoCmd(args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stdout, "Serving a catalog of %d items at %s\nConfig: %s\n\n", *items, base, cfgPath)
 
-	fmt.Fprintln(env.Stdout, "Run 1: the first crawl stores every item.")
+	fmt.Fprintln(env.Stdout, "Run 1: the first crawl stores and publishes every item.")
 	if !demoRun(ctx, cfg, env) {
 		return ExitFailed
 	}
 	changed := changeCatalog(site)
-	fmt.Fprintf(env.Stdout, "\nThe catalog changes: %s.\n\nRun 2: only new and changed items are stored as such.\n", changed)
+	fmt.Fprintf(env.Stdout, "\nThe catalog changes: %s.\n\nRun 2: only the new and changed items are published.\n", changed)
 	if !demoRun(ctx, cfg, env) {
 		return ExitFailed
 	}
-	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s\nTry: databrew-stage report %s\n", relPath(cfg.Storage), cfgPath)
+	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s; the exports and _verdict.json in %s\nTry: databrew-stage report %s\n",
+		relPath(cfg.Storage), relPath(cfg.Output), cfgPath)
 	return ExitOK
 }
 
 func demoRun(ctx context.Context, cfg *config.Config, env Env) bool {
 	rep, err := stage.Run(ctx, *cfg, stage.Options{})
 	fmt.Fprintln(env.Stdout, "  "+rep.Summary())
+	if rep.Export.Published {
+		fmt.Fprintf(env.Stdout, "  published %d rows to %s: %s\n", rep.Export.Rows, relPath(rep.Export.Path), strings.Join(rep.Export.Files, ", "))
+	} else {
+		fmt.Fprintf(env.Stdout, "  nothing published: %s\n", rep.Export.Reason)
+	}
 	b, _ := json.MarshalIndent(rep, "  ", "  ")
 	fmt.Fprintf(env.Stdout, "  %s\n", b)
 	if err != nil {
@@ -146,5 +153,9 @@ stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) avai
 upc   = { css = "table tr:nth-child(1) td", required = true }
 tags  = { css = "ul.tags li", multiple = true }
 image = { css = "div.item img", attr = "src", url = true }
+
+[export]
+format = "parquet"
+tombstones = true                  # removed items are published once, after a clean traversal
 `
 }
