@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build test test-short lint demo bench clean
+.PHONY: all build test test-short test-crash lint demo bench clean
 
 all: build
 
@@ -11,6 +11,12 @@ build:
 ## test: formatting, vet, and every test with the race detector
 test: lint
 	$(GO) test -race -count=1 ./...
+
+## test-crash: 100 trials of kill -9 at random moments and at every publish
+## step; every item version must reach the exports exactly once
+CRASH_TRIALS ?= 100
+test-crash:
+	$(GO) test -count=1 -run TestCrashLoop -v ./cmd/databrew-stage -crash-trials $(CRASH_TRIALS)
 
 ## test-short: the quick subset, without the race detector
 test-short:
@@ -23,6 +29,14 @@ lint:
 ## demo: crawl the bundled catalog site twice, offline
 demo:
 	$(GO) run ./cmd/databrew-stage demo
+
+## bench: crawl a local catalog site with databrew-stage and with Colly, side by side
+BENCH_ITEMS ?= 10000,100000
+BENCH_RUNS ?= 3,1
+bench:
+	$(GO) build -o bin/bench-stage ./bench/stagebench
+	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
+	$(GO) run ./bench/driver -items $(BENCH_ITEMS) -runs $(BENCH_RUNS) -stage bin/bench-stage -colly bin/bench-colly
 
 clean:
 	rm -rf bin databrew-demo

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
@@ -24,18 +25,6 @@ const (
 	reasonWithheld = `publish_when = "success" withholds a partial run: its items stay pending`
 	reasonNothing  = "nothing new or changed to publish"
 )
-
-// crashPoint, when tests set it, is called after each step of the publish
-// protocol; an error abandons the publish right there, leaving files and
-// state as a crash at that moment would.
-var crashPoint func(step string) error
-
-func reached(step string) error {
-	if crashPoint == nil {
-		return nil
-	}
-	return crashPoint(step)
-}
 
 // exporter publishes one run's pending item versions with the publish
 // protocol: files are written to a staging folder and synced; the publish
@@ -137,7 +126,7 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 	if err := sink.WriteFileAtomic(filepath.Join(staging, sink.VerdictFile), verdictJSON); err != nil {
 		return err
 	}
-	if err := reached("staged"); err != nil {
+	if err := testhook.Reached("staged"); err != nil {
 		return err
 	}
 	pub := state.Publication{RunID: r.RunID, MaxSeq: pending.MaxSeq, Dir: runDir, Staging: staging,
@@ -145,19 +134,19 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 	if err := x.db.BeginPublish(pub); err != nil {
 		return err
 	}
-	if err := reached("recorded"); err != nil {
+	if err := testhook.Reached("recorded"); err != nil {
 		return err
 	}
 	if err := sink.Promote(staging, runDir); err != nil {
 		return errors.Join(err, x.db.AbortPublish(r.RunID), sink.RemoveStaging(x.layout, r.RunID))
 	}
-	if err := reached("promoted"); err != nil {
+	if err := testhook.Reached("promoted"); err != nil {
 		return err
 	}
 	if err := sink.Complete(runDir, manifestJSON); err != nil {
 		return err // the folder is visible: reconcile completes it
 	}
-	if err := reached("completed"); err != nil {
+	if err := testhook.Reached("completed"); err != nil {
 		return err
 	}
 	_, err = x.db.CommitPublish(r.RunID)

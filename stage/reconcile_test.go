@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 )
 
@@ -21,14 +22,14 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 		t.Run(step, func(t *testing.T) {
 			f := newFixture(t, catalogsite.Options{Items: 50})
 			cfg := f.config(nil, "")
-			crashPoint = func(s string) error {
+			testhook.PublishStep = func(s string) error {
 				if s == step {
 					return errCrash
 				}
 				return nil
 			}
 			rep, err := Run(t.Context(), cfg, Options{})
-			crashPoint = nil
+			testhook.PublishStep = nil
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("run 1: %v", err)
 			}

@@ -22,7 +22,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"databrew-stage": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"databrew-stage": func() {
+			pauseAtPublishStep(os.Getenv(pauseEnv))
+			os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
+		},
 	})
 }
 

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testhook"
+	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/sink/sinktest"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+var crashTrials = flag.Int("crash-trials", 3, "trials of the kill -9 crash loop (make test-crash runs 100)")
+
+// pauseEnv names the publish step at which a databrew-stage subprocess of
+// this test binary announces itself on stderr and waits to be killed.
+const pauseEnv = "DATABREW_TEST_PAUSE_AT"
+
+const pausedMarker = "paused at publish step "
+
+func pauseAtPublishStep(step string) {
+	if step == "" {
+		return
+	}
+	testhook.PublishStep = func(s string) error {
+		if s == step {
+			fmt.Fprintln(os.Stderr, pausedMarker+s)
+			time.Sleep(time.Hour)
+		}
+		return nil
+	}
+}
+
+// siteHistory remembers every (title, price) each item ever had, so the
+// check can tell a real version from garbage.
+type siteHistory struct {
+	mu       sync.Mutex
+	versions map[string]map[string]bool // UPC -> "title|price"
+}
+
+func (h *siteHistory) note(site *catalogsite.Site) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, it := range site.Items() {
+		if it.Removed {
+			continue
+		}
+		if h.versions[it.UPC] == nil {
+			h.versions[it.UPC] = map[string]bool{}
+		}
+		h.versions[it.UPC][fmt.Sprintf("%s|%v", it.Title, it.Price)] = true
+	}
+}
+
+// TestCrashLoop kills the real binary with SIGKILL at random moments —
+// mid-crawl, and at every step of the publish protocol, including after
+// the run folder is visible and before the state commits — and reruns it
+// until a traversal completes. Over every trial, the published exports
+// must hold every item version at most once, the current version of every
+// item, and nothing that is not a real version of an item (no stub page).
+func TestCrashLoop(t *testing.T) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "books.toml")
+	cfg := fmt.Sprintf(`name = "books"
+start_urls = [%q]
+[policy]
+concurrency = 4
+retries = 1
+backoff = "1ms"
+max_backoff = "5ms"
+retry_pass_delay = "10ms"
+timeout = "2s"
+pause = "0s"
+%s
+[export]
+tombstones = true
+max_file_rows = 50
+row_group_rows = 16
+`, catalogsite.StartURL(srv.URL), crashItemSection)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := &siteHistory{versions: map[string]map[string]bool{}}
+	hist.note(site)
+	rng := rand.New(rand.NewPCG(1, 2))
+	kills := map[string]int{}
+	runs := 0
+	for trial := 1; trial <= *crashTrials; trial++ {
+		if trial > 1 {
+			mutate(site, rng)
+			hist.note(site)
+		}
+		if trial%4 == 0 {
+			// A stretch of 200-byte stub pages: never an item.
+			from := int64(site.Requests()) + int64(rng.IntN(150))
+			site.AddFault(catalogsite.Fault{Kind: catalogsite.FaultStub, From: from, To: from + 40})
+		}
+		for attempt := 0; ; attempt++ {
+			if attempt == 40 {
+				t.Fatalf("trial %d: no clean traversal after 40 runs", trial)
+			}
+			runs++
+			// The first runs of a trial are always killed.
+			how, rep := runOnce(t, bin, cfgPath, rng, attempt < 3)
+			kills[how]++
+			if how == "completed" && rep.Stop == verdict.StopQueueEmpty && rep.CoverageGaps == 0 {
+				break
+			}
+		}
+		site.ClearFaults()
+		checkExports(t, dir, site, hist, trial)
+	}
+	t.Logf("%d trials, %d runs: %v", *crashTrials, runs, kills)
+}
+
+const crashItemSection = `[listing]
+item_links = "article.product_pod h3 a"
+next_page  = "li.next a"
+[item]
+key = "upc"
+[item.fields]
+title = { css = "div.product_main h1", required = true }
+price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
+stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
+upc   = { css = "table tr:nth-child(1) td", required = true }
+tags  = { css = "ul.tags li", multiple = true }
+`
+
+// mutate reprices a dozen items, removes three and adds or restores some.
+func mutate(site *catalogsite.Site, rng *rand.Rand) {
+	items := site.Items()
+	for range 12 {
+		it := items[rng.IntN(len(items))]
+		site.SetPrice(it.ID, float64(int(it.Price*100)+1+rng.IntN(500))/100)
+	}
+	for range 3 {
+		site.Remove(items[rng.IntN(len(items))].ID)
+	}
+	for range 2 {
+		site.Restore(items[rng.IntN(len(items))].ID)
+	}
+	site.Add(2)
+}
+
+// runOnce runs the binary and kills it with SIGKILL: at a random moment,
+// at a publish step, or not at all. It returns how the run ended and, when
+// it completed, its verdict.
+func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (string, verdict.RunReport) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--json", cfgPath)
+	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
+	var how string
+	r := rng.IntN(10)
+	if kill {
+		r = rng.IntN(8)
+	}
+	switch {
+	case r < 4:
+		steps := []string{"staged", "recorded", "promoted", "completed"}
+		how = "killed at " + steps[rng.IntN(len(steps))]
+		cmd.Env = append(cmd.Env, pauseEnv+"="+strings.TrimPrefix(how, "killed at "))
+	case r < 8:
+		how = "killed at random"
+	default:
+		how = "completed"
+	}
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	paused := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), pausedMarker) {
+				paused <- true
+			}
+		}
+		close(paused)
+	}()
+	out := make(chan []byte, 1)
+	go func() {
+		var b []byte
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			b = append(b, sc.Bytes()...)
+		}
+		out <- b
+	}()
+	switch {
+	case strings.HasPrefix(how, "killed at random"):
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		_ = cmd.Process.Kill()
+	case strings.HasPrefix(how, "killed at "):
+		if <-paused { // the run paused inside its publish
+			_ = cmd.Process.Kill()
+		} else {
+			how = "completed" // nothing to publish: it never reached the step
+		}
+	}
+	_ = cmd.Wait()
+	line := <-out
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return how, verdict.RunReport{}
+	}
+	var rep verdict.RunReport
+	if err := json.Unmarshal(line, &rep); err != nil {
+		t.Fatalf("a run that was not killed printed no verdict: %v: %q", err, line)
+	}
+	return "completed", rep
+}
+
+// checkExports reads every published file with arrow-go and checks the
+// exactly-once promise over all trials so far: per item, the published
+// rows in run order never repeat a version without a removal between them
+// (a version published twice would be a duplicate), every version is one
+// the site really had (nothing from a stub page), and the last row is the
+// item's current state.
+func checkExports(t *testing.T, dir string, site *catalogsite.Site, hist *siteHistory, trial int) {
+	t.Helper()
+	out := filepath.Join(dir, "out", "books")
+	if _, err := os.Stat(sink.Layout{Output: out}.StagingRoot()); !os.IsNotExist(err) {
+		t.Fatalf("trial %d: staging debris after a completed run", trial)
+	}
+	type published struct{ order, dir, change, value string }
+	rows := map[string][]published{}
+	dirs, _ := filepath.Glob(filepath.Join(out, "dt=*", "run=*"))
+	for _, d := range dirs {
+		if !sink.IsComplete(d) {
+			t.Fatalf("trial %d: %s has no _SUCCESS after a completed run", trial, d)
+		}
+		var m sink.Manifest
+		raw, _ := os.ReadFile(filepath.Join(d, sink.ManifestFile))
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("trial %d: %s: %v", trial, d, err)
+		}
+		// Runs started in the same second are ordered by their manifests.
+		order := m.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000")
+		files, _ := filepath.Glob(filepath.Join(d, "*.parquet"))
+		if len(files) != len(m.Files) {
+			t.Fatalf("trial %d: %s holds %d files, its manifest %d", trial, d, len(files), len(m.Files))
+		}
+		for _, f := range files {
+			rb := sinktest.ReadParquet(t, f)
+			idx := map[string]int{}
+			for i, c := range rb.Columns {
+				idx[c.Name] = i
+			}
+			for _, row := range rb.Rows {
+				key, change := row[idx["_key"]].(string), row[idx["_change"]].(string)
+				value := "removed"
+				if change != "removed" {
+					value = fmt.Sprintf("%s|%v", row[idx["title"]], row[idx["price"]])
+					if !hist.versions[key][value] {
+						t.Fatalf("trial %d: %s holds %q for item %s, which the site never had", trial, d, value, key)
+					}
+				}
+				rows[key] = append(rows[key], published{order, d, change, value})
+			}
+		}
+	}
+	for key, list := range rows {
+		slices.SortFunc(list, func(a, b published) int { return strings.Compare(a.order, b.order) })
+		for i := 1; i < len(list); i++ {
+			if list[i].value == list[i-1].value {
+				t.Fatalf("trial %d: item %s published %q twice in a row (%s, %s)", trial, key, list[i].value, list[i-1].dir, list[i].dir)
+			}
+		}
+		if list[0].change != "new" {
+			t.Fatalf("trial %d: item %s first published as %q", trial, key, list[0].change)
+		}
+	}
+	for _, it := range site.Items() {
+		var got string
+		if list := rows[it.UPC]; len(list) > 0 {
+			got = list[len(list)-1].value
+		}
+		switch want := fmt.Sprintf("%s|%v", it.Title, it.Price); {
+		case it.Removed && got != "removed" && got != "":
+			// An item removed before any export held it never appears.
+			t.Fatalf("trial %d: item %s was removed, the export still says %q", trial, it.UPC, got)
+		case !it.Removed && got != want:
+			t.Fatalf("trial %d: item %s is %q on the site, the export says %q", trial, it.UPC, want, got)
+		}
+	}
+}
