@@ -37,6 +37,9 @@ bench:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
 	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
 	$(GO) run ./bench/driver -items $(BENCH_ITEMS) -runs $(BENCH_RUNS) -stage bin/bench-stage -colly bin/bench-colly
+	$(GO) build -o bin/databrew-stage ./cmd/databrew-stage
+	$(GO) run ./bench/exportbench -format parquet -bin bin/databrew-stage
+	$(GO) run ./bench/exportbench -format arrow
 
 clean:
 	rm -rf bin databrew-demo
