@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/stage"
 )
 
@@ -82,7 +83,10 @@ tags  = { css = "ul.tags li", multiple = true }
 image = { css = "div.item img", attr = "src", url = true }
 `
 
-func main() { os.Exit(run()) }
+func main() {
+	buildinfo.TuneGC() // as the databrew-stage binary does
+	os.Exit(run())
+}
 
 // run parses the flags, runs the crawl and returns the exit code.
 func run() int {

@@ -6,9 +6,11 @@ package main
 import (
 	"os"
 
+	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/internal/cli"
 )
 
 func main() {
+	buildinfo.TuneGC()
 	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
 }
