@@ -30,7 +30,9 @@ type Settings struct {
 	RetryPassDelay time.Duration
 	MinBodyBytes   int64
 	Thresholds     verdict.Thresholds
-	Block          BlockRules
+	// Breaker configures pause-and-probe; a zero Pause stops at a trip.
+	Breaker verdict.BreakerPolicy
+	Block   BlockRules
 }
 
 // BlockRules recognise a page or a status that says the crawler is

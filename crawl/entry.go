@@ -73,12 +73,16 @@ type Batch struct {
 	Enqueue []Queued
 	// Done are URLs the run finished, in the order it finished them.
 	Done []Done
+	// Retry are URLs that failed during an outage and go back to the
+	// queue under new sequence numbers, leaving the failed set: applied
+	// after Done.
+	Retry []Queued
 	// NextSeq is the first sequence number the engine has not given out.
 	NextSeq uint64
 }
 
 // Empty reports whether the batch holds nothing to apply.
-func (b *Batch) Empty() bool { return len(b.Enqueue) == 0 && len(b.Done) == 0 }
+func (b *Batch) Empty() bool { return len(b.Enqueue) == 0 && len(b.Done) == 0 && len(b.Retry) == 0 }
 
 // Committed counts the item changes a batch stored.
 type Committed struct {

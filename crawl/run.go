@@ -44,12 +44,46 @@ type run struct {
 	cancelWork context.CancelCauseFunc
 	retryPass  bool
 
+	// Pause-and-probe.
+	workCtx     context.Context
+	phase       phase
+	phaseCtx    context.Context // the context tasks run under until the next trip
+	phaseCancel context.CancelFunc
+	policy      verdict.BreakerPolicy
+	lastTrip    verdict.Trip
+	counted     int             // results counted by the stop rules since they were reset
+	recent      []recentFailure // failures among the last error_window counted results
+	probeLeft   int             // URLs the current probe may still dispatch
+	probeFailed int
+	probeOf     int
+
 	res        Result
 	items      Committed
 	failed     map[string]string // URL → reason of URLs failed in this run and not fetched since
 	unusable   int
 	gapSamples []verdict.Gap
 	storeErr   error
+}
+
+// phase is where pause-and-probe stands.
+type phase uint8
+
+const (
+	phaseRunning phase = iota // dispatching freely
+	phasePaused               // a stop rule tripped: waiting out the pause
+	phaseProbing              // dispatching a bounded probe
+)
+
+// recentFailure is a failed URL and the count of results when it failed.
+type recentFailure struct {
+	at int
+	q  Queued
+}
+
+// task is a URL to visit under the context of the phase it was sent in.
+type task struct {
+	ctx context.Context
+	q   Queued
 }
 
 // Run crawls until the queue is empty or a stop ends the run, and returns
@@ -71,7 +105,9 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		nextSeq: start.NextSeq,
 		batch:   &Batch{},
 		failed:  map[string]string{},
+		policy:  e.s.Breaker,
 	}
+	r.policy.MaxErrorRate = e.s.Thresholds.MaxErrorRate
 	r.res.Traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
 	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued)
 
@@ -94,14 +130,17 @@ func (r *run) loop(ctx context.Context) {
 	workCtx, cancel := context.WithCancelCause(ctx)
 	r.cancelWork = cancel
 	defer cancel(nil)
-	tasks := make(chan Queued, r.e.s.Concurrency)
+	r.workCtx = workCtx
+	r.newPhase()
+	defer func() { r.phaseCancel() }()
+	tasks := make(chan task, r.e.s.Concurrency)
 	results := make(chan completion, r.e.s.Concurrency)
 	var wg sync.WaitGroup
 	for range r.e.s.Concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.worker(workCtx, tasks, results)
+			r.worker(tasks, results)
 		}()
 	}
 	r.w = newWriter(r.e.d.Store)
@@ -119,6 +158,14 @@ func (r *run) loop(ctx context.Context) {
 			r.flush()
 			if r.stopping {
 				return
+			}
+			if r.phase == phasePaused {
+				r.pause(ctx)
+				continue
+			}
+			if r.phase == phaseProbing && (r.probeLeft == 0 || !r.refill()) {
+				r.judgeProbe()
+				continue
 			}
 			if r.refill() {
 				continue
@@ -153,9 +200,13 @@ func (r *run) loop(ctx context.Context) {
 	}
 }
 
-// dispatch hands work to idle workers.
-func (r *run) dispatch(tasks chan<- Queued) {
-	for !r.stopping && r.inflight < r.e.s.Concurrency {
+// dispatch hands work to idle workers: freely while running, at most
+// probe_requests URLs while probing, none while paused.
+func (r *run) dispatch(tasks chan<- task) {
+	for !r.stopping && r.phase != phasePaused && r.inflight < r.e.s.Concurrency {
+		if r.phase == phaseProbing && r.probeLeft == 0 {
+			return
+		}
 		if r.front.len() == 0 && !r.refill() {
 			return
 		}
@@ -164,9 +215,21 @@ func (r *run) dispatch(tasks chan<- Queued) {
 			return
 		}
 		q, _ := r.front.popFront()
+		if r.phase == phaseProbing {
+			r.probeLeft--
+		}
 		r.inflight++
-		tasks <- q
+		tasks <- task{ctx: r.phaseCtx, q: q}
 	}
+}
+
+// newPhase starts the context tasks run under, so a trip can cancel the
+// requests in flight without ending the run.
+func (r *run) newPhase() {
+	if r.phaseCancel != nil {
+		r.phaseCancel()
+	}
+	r.phaseCtx, r.phaseCancel = context.WithCancel(r.workCtx)
 }
 
 // refill reads the next entries from the store into the frontier and
@@ -204,8 +267,12 @@ func (r *run) handle(c completion) {
 		r.cancelWork(errStopped)
 		return
 	case c.class == 0:
-		if c.noBudget {
+		switch {
+		case c.noBudget:
 			r.stop(verdict.StopMaxRequests, verdict.MaxRequestsDetail(r.e.s.MaxRequests))
+		case !r.stopping:
+			// Cancelled by a trip: first in line when the run goes on.
+			r.front.pushFront(c.q)
 		}
 		return // not finished: the URL stays queued
 	}
@@ -236,23 +303,131 @@ func (r *run) handle(c completion) {
 	}
 	r.addOp()
 	r.batch.Done = append(r.batch.Done, Done{Seq: c.q.Seq, Entry: c.q.Entry, Failed: c.class == verdict.ClassFailure, Items: c.items})
-	if trip, ok := r.rules.Record(c.class); ok && !r.stopping {
-		r.tripped(trip)
-	}
+	r.count(c)
 }
 
 var errStopped = errors.New("run stopping")
 
-// tripped ends the run on a stop rule. A retry pass that trips reports
-// queue_empty, because the first pass emptied the queue.
+// tripped handles a stop rule that fired. With pause-and-probe the run
+// pauses: requests in flight are cancelled and go back to the queue, and so
+// do the URLs that failed in the window, which are not charged as coverage
+// gaps. Without it — or in a retry pass, which reports queue_empty because
+// the first pass emptied the queue — the run stops.
 func (r *run) tripped(trip verdict.Trip) {
-	r.e.log.Warn("stop rule tripped", "stop", trip.Stop, "detail", trip.Detail, "request", r.res.Requests.Total, "retry_pass", r.retryPass)
-	if r.retryPass {
+	switch {
+	case r.retryPass:
+		r.e.log.Warn("stop rule tripped in the retry pass", "stop", trip.Stop, "detail", trip.Detail, "request", r.res.Requests.Total)
 		r.stop(verdict.StopQueueEmpty, "retry pass ended early: "+trip.Detail)
-	} else {
+		r.cancelWork(errStopped)
+	case !r.policy.Enabled():
+		r.e.log.Warn("stop rule tripped", "stop", trip.Stop, "detail", trip.Detail, "request", r.res.Requests.Total)
 		r.stop(trip.Stop, trip.Detail)
+		r.cancelWork(errStopped)
+	default:
+		r.lastTrip = trip
+		r.res.Breaker.Tripped(r.e.d.Clock.Now(), r.res.Requests.Total, trip)
+		r.e.log.Warn(fmt.Sprintf("tripped at request %d: %d/%d failed", r.res.Requests.Total, trip.Failed, trip.Of),
+			"stop", trip.Stop, "detail", trip.Detail)
+		r.requeueRecent()
+		r.phase = phasePaused
+		r.phaseCancel()
 	}
-	r.cancelWork(errStopped)
+}
+
+// count feeds a result to the stop rules while running, to the probe
+// while probing; a failure that lands while paused goes back to the queue.
+func (r *run) count(c completion) {
+	failed := c.class == verdict.ClassFailure
+	switch r.phase {
+	case phasePaused:
+		if failed {
+			r.recent = append(r.recent, recentFailure{q: c.q})
+			r.requeueRecent()
+		}
+	case phaseProbing:
+		if c.class == verdict.ClassNeutral {
+			return
+		}
+		r.probeOf++
+		if failed {
+			r.probeFailed++
+			r.recent = append(r.recent, recentFailure{q: c.q})
+		}
+	default:
+		if c.class == verdict.ClassNeutral {
+			return
+		}
+		r.counted++
+		if failed {
+			r.recent = append(r.recent, recentFailure{at: r.counted, q: c.q})
+		}
+		for len(r.recent) > 0 && r.counted-r.recent[0].at >= max(r.e.s.Thresholds.ErrorWindow, 1) {
+			r.recent = r.recent[1:]
+		}
+		if trip, ok := r.rules.Record(c.class); ok && !r.stopping {
+			r.tripped(trip)
+		}
+	}
+}
+
+// requeueRecent puts the URLs that failed in the current outage back at
+// the front of the queue, in the order they failed, and takes them off
+// the coverage gaps.
+func (r *run) requeueRecent() {
+	for i := len(r.recent) - 1; i >= 0; i-- {
+		f := r.recent[i]
+		delete(r.failed, f.q.URL)
+		q := Queued{Seq: r.nextSeq, Entry: f.q.Entry}
+		r.nextSeq++
+		r.addOp()
+		r.batch.Retry = append(r.batch.Retry, q)
+		r.front.pushFront(q)
+		r.claimed[q.Seq] = struct{}{}
+	}
+	r.recent = r.recent[:0]
+}
+
+// pause waits out the pause, then starts a probe. A deadline or a signal
+// during the pause ends the run at once.
+func (r *run) pause(ctx context.Context) {
+	r.res.Breaker.Paused(r.e.d.Clock.Now(), r.res.Requests.Total)
+	r.e.log.Warn(fmt.Sprintf("paused %s", r.policy.Pause), "request", r.res.Requests.Total, "queued_in_memory", r.front.len())
+	if err := r.e.d.Clock.Sleep(ctx, r.policy.Pause); err != nil {
+		r.interrupt(ctx)
+		return
+	}
+	r.phase = phaseProbing
+	r.probeLeft, r.probeFailed, r.probeOf = max(r.policy.ProbeRequests, 1), 0, 0
+	r.newPhase()
+}
+
+// judgeProbe closes the breaker after a probe whose failure share is below
+// the threshold: the stop rules start afresh and the run goes on from the
+// same place. Otherwise the probe's failures go back to the queue and the
+// run pauses again, or, after max_probes failed probes in a row, stops for
+// good on the rule that tripped.
+func (r *run) judgeProbe() {
+	now := r.e.d.Clock.Now()
+	passed := r.res.Breaker.Probed(now, r.res.Requests.Total, r.probeFailed, r.probeOf, r.policy)
+	r.e.log.Warn(fmt.Sprintf("probe %d: %d/%d failed", r.res.Breaker.Probes, r.probeFailed, r.probeOf), "request", r.res.Requests.Total)
+	if passed {
+		r.rules.Reset()
+		r.counted, r.recent = 0, r.recent[:0]
+		r.phase = phaseRunning
+		r.res.Breaker.Resumed(now, r.res.Requests.Total)
+		r.e.log.Warn("resumed", "request", r.res.Requests.Total)
+		return
+	}
+	r.requeueRecent()
+	if r.res.Breaker.GivesUp(r.policy) {
+		r.res.Breaker.GaveUp(now, r.res.Requests.Total)
+		detail := fmt.Sprintf("%s; gave up after %d failed probes", r.lastTrip.Detail, r.res.Breaker.FailedProbes())
+		r.e.log.Warn("gave up", "stop", r.lastTrip.Stop, "detail", detail)
+		r.stop(r.lastTrip.Stop, detail)
+		r.cancelWork(errStopped)
+		return
+	}
+	r.phase = phasePaused
 }
 
 func (r *run) gap(g verdict.Gap) {
@@ -441,7 +616,9 @@ func (r *run) finishResult(fin Finish, productive bool) {
 	res.Traversal.Queued = fin.Queued
 	res.TraversalGaps = fin.TraversalGaps
 	res.EmptyRunStreak = fin.EmptyRunStreak
-	res.Breaker.Events = []verdict.BreakerEvent{}
+	if res.Breaker.Events == nil {
+		res.Breaker.Events = []verdict.BreakerEvent{}
+	}
 	res.Facts.Stop = res.Stop
 	res.Facts.Succeeded = res.Requests.OK > 0
 	res.Facts.FailuresRemain = res.CoverageGaps > 0

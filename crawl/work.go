@@ -33,9 +33,9 @@ type completion struct {
 }
 
 // worker fetches queued URLs until tasks closes.
-func (r *run) worker(ctx context.Context, tasks <-chan Queued, out chan<- completion) {
-	for q := range tasks {
-		out <- r.visit(ctx, q)
+func (r *run) worker(tasks <-chan task, out chan<- completion) {
+	for t := range tasks {
+		out <- r.visit(t.ctx, t.q)
 	}
 }
 

@@ -22,11 +22,7 @@ var ErrNoLastRun = errors.New("no run has started yet")
 // writeVerdicts atomically replaces the storage path's .last_run.json and
 // the export root's _verdict.json, so sensors see every run that started,
 // failed ones too.
-func writeVerdicts(cfg config.Config, r verdict.RunReport) error {
-	b, err := encodeReport(r)
-	if err != nil {
-		return err
-	}
+func writeVerdicts(cfg config.Config, b []byte) error {
 	if err := sink.WriteFileAtomic(filepath.Join(cfg.Storage, LastRunFile), b); err != nil {
 		return err
 	}

@@ -72,10 +72,12 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	} else {
 		report.Export = verdict.Export{Reason: "the run raised an error", Files: []string{}}
 	}
-	if err := writeVerdicts(cfg, report); err != nil {
-		return report, errors.Join(runErr, err)
+	b, err := encodeReport(report)
+	if err == nil {
+		err = writeVerdicts(cfg, b)
 	}
-	return report, runErr
+	notify(cfg, report, b, log)
+	return report, errors.Join(runErr, err)
 }
 
 // finishExport tombstones items a clean traversal did not see, when the
@@ -144,7 +146,8 @@ func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.D
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
 		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay,
 		MinBodyBytes: p.MinBodyBytes, Thresholds: p.Thresholds(),
-		Block: crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
+		Breaker: verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
+		Block:   crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
 	}, deps)
 	if err != nil {
 		return crawl.Result{Stop: verdict.StopError, Detail: err.Error()}, err

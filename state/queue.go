@@ -49,7 +49,8 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 
 // Commit applies a batch in one transaction: new URLs join the queue and
 // the seen set, finished URLs leave the queue (failed ones for the failed
-// set), and items are stored with change detection.
+// set), items are stored with change detection, and URLs that failed
+// during an outage go back from the failed set to the queue.
 func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 	var counts crawl.Committed
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
@@ -81,6 +82,14 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 				if err := items.put(&d.Items[i], &counts); err != nil {
 					return err
 				}
+			}
+		}
+		for _, q := range b.Retry {
+			if err := failed.Delete([]byte(q.URL)); err != nil {
+				return err
+			}
+			if err := queue.Put(seqKey(q.Seq), encodeEntry(q.Entry)); err != nil {
+				return err
 			}
 		}
 		meta := tx.Bucket(bucketMeta)

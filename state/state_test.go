@@ -185,3 +185,20 @@ func TestVersionRecordsRoundTrip(t *testing.T) {
 		t.Fatal("a truncated record must not decode")
 	}
 }
+
+func TestRetryMovesOutageFailuresBackToTheQueue(t *testing.T) {
+	db := open(t, t.TempDir())
+	st, _ := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	e := crawl.Entry{URL: "http://h/list", Kind: crawl.KindListing, Start: true}
+	q := crawl.Queued{Seq: st.NextSeq, Entry: e}
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 1, Entry: e, Failed: true}}, Retry: []crawl.Queued{q}, NextSeq: q.Seq + 1}); err != nil {
+		t.Fatal(err)
+	}
+	qs, _ := db.Read(0, 10)
+	if len(qs) != 1 || qs[0].Seq != q.Seq || !qs[0].Start {
+		t.Fatalf("queue = %+v, want the URL back under its new number", qs)
+	}
+	if fin, _ := db.Finish(false, 0); fin.Failed != 0 || fin.Queued != 1 {
+		t.Fatalf("finish = %+v: an outage failure is queued, not failed", fin)
+	}
+}

@@ -87,11 +87,14 @@ type Gap struct {
 // MaxListedGaps bounds RunReport.Gaps; CoverageGaps holds the full count.
 const MaxListedGaps = 20
 
-// Breaker tells the story of the run's pauses and probes.
+// Breaker tells the story of the run's pauses and probes, and keeps the
+// count of failed probes in a row that pause-and-probe decides on.
 type Breaker struct {
 	Trips  int            `json:"trips"`
 	Probes int            `json:"probes"`
 	Events []BreakerEvent `json:"events"`
+
+	failedProbes int
 }
 
 // BreakerEvent is one trip, pause, probe, resume or give-up.
