@@ -4,15 +4,17 @@ package crawl
 // and newly discovered entries the engine can dispatch before their batch
 // commits. It is bounded; what does not fit waits in the store.
 type frontier struct {
-	buf  []Queued // ring buffer
-	head int
-	n    int
+	buf   []Queued // ring buffer
+	head  int
+	n     int
+	limit int // entries pushBack accepts without force
 }
 
-func newFrontier(capacity int) *frontier { return &frontier{buf: make([]Queued, capacity)} }
+func newFrontier(limit int) *frontier { return &frontier{buf: make([]Queued, limit), limit: limit} }
 
 func (f *frontier) len() int { return f.n }
 
+// full reports whether the ring has no free slot.
 func (f *frontier) full() bool { return f.n == len(f.buf) }
 
 func (f *frontier) grow() {
@@ -23,12 +25,14 @@ func (f *frontier) grow() {
 	f.buf, f.head = nb, 0
 }
 
-// pushBack appends q; it grows the ring only when force is set.
+// pushBack appends q. Beyond the limit it refuses q unless force is set:
+// forced entries (listing pages, read-back entries) may exceed the limit,
+// but item pages never fill the room they leave.
 func (f *frontier) pushBack(q Queued, force bool) bool {
+	if !force && f.n >= f.limit {
+		return false
+	}
 	if f.full() {
-		if !force {
-			return false
-		}
 		f.grow()
 	}
 	f.buf[(f.head+f.n)%len(f.buf)] = q

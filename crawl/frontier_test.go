@@ -16,6 +16,10 @@ func TestFrontierOrderAndBounds(t *testing.T) {
 	if f.pushBack(Queued{Seq: 5}, true); f.len() != 5 {
 		t.Fatalf("len = %d, want 5", f.len())
 	}
+	// The ring grew for the forced entries; item pages still see the limit.
+	if f.pushBack(Queued{Seq: 6}, false) {
+		t.Fatal("growing the ring must not raise the limit for item pages")
+	}
 	var got []uint64
 	for {
 		q, ok := f.popFront()

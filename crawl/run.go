@@ -13,8 +13,8 @@ import (
 const (
 	frontierCap   = 1024 // entries held in memory ahead of dispatch
 	readChunk     = 256  // entries read from the store at once
-	batchOps      = 2048 // a batch is sent to the writer at this size
-	batchMaxOps   = 8192 // and the engine waits for the writer beyond it
+	batchOps      = 512  // a batch is sent to the writer at this size
+	batchMaxOps   = 4096 // and the engine waits for the writer beyond it
 	flushInterval = 200 * time.Millisecond
 	// releaseInterval spaces the store's releases of mapped pages.
 	releaseInterval = 0

@@ -30,8 +30,8 @@ func (w *writer) loop() {
 	for b := range w.in {
 		counts, err := w.store.Commit(b)
 		if rel, ok := w.store.(MappedReleaser); ok && time.Since(released) >= releaseInterval {
-			// Only this goroutine writes, so no transaction can remap the
-			// file while the store releases its pages.
+			// Only this goroutine commits, so the file cannot be remapped
+			// while the store releases its pages.
 			released = time.Now()
 			_ = rel.ReleaseMapped()
 		}

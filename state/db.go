@@ -61,6 +61,7 @@ type DB struct {
 	dir  string
 	// traversal is cached at Begin for item records.
 	traversal uint64
+	mapped    mapping
 }
 
 // Options tune Open.
@@ -85,6 +86,9 @@ func Open(dir string, opts Options) (*DB, error) {
 		Timeout:        opts.LockTimeout,
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
+		// Map a large address range once: growing the file then needs no
+		// remap, which would copy every node the transaction holds.
+		InitialMmapSize: 1 << 30,
 	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("storage %s is in use by another process: %w", dir, ErrLocked)

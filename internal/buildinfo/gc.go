@@ -8,13 +8,21 @@ import (
 // DefaultGCPercent is the garbage collector's target when the environment
 // does not set GOGC. Parsing HTML and bbolt's copy-on-write pages make a
 // crawl allocate fast but keep little alive, so collecting at 200 % of the
-// live heap instead of 100 % saves about a tenth of the CPU for a few tens
-// of MiB of heap.
+// live heap instead of 100 % saves about a tenth of the CPU.
 const DefaultGCPercent = 200
 
-// TuneGC applies DefaultGCPercent unless GOGC is set.
+// DefaultMemoryLimit is the soft heap limit when the environment does not
+// set GOMEMLIMIT: past it the collector runs as often as needed, so the
+// headroom DefaultGCPercent buys stays bounded however large the crawl.
+const DefaultMemoryLimit = 64 << 20
+
+// TuneGC applies DefaultGCPercent and DefaultMemoryLimit unless GOGC or
+// GOMEMLIMIT are set.
 func TuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(DefaultGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(DefaultMemoryLimit)
 	}
 }
