@@ -35,6 +35,7 @@ import (
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/buildinfo"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/stage"
 )
 
@@ -66,22 +67,7 @@ timeout = "30s"
 retries = 2
 min_body_bytes = 512
 respect_robots = true
-
-[listing]
-item_links = "article.product_pod h3 a"
-next_page  = "li.next a"
-
-[item]
-key = "upc"
-
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
-stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
-upc   = { css = "table tr:nth-child(1) td", required = true }
-tags  = { css = "ul.tags li", multiple = true }
-image = { css = "div.item img", attr = "src", url = true }
-`
+` + catalogsite.ExtractConfig
 
 func main() {
 	buildinfo.TuneGC() // as the databrew-stage binary does

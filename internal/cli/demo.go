@@ -138,22 +138,7 @@ output  = "out/books"
 [policy]
 concurrency = 4
 retry_pass_delay = "1s"
-
-[listing]
-item_links = "article.product_pod h3 a"
-next_page  = "li.next a"
-
-[item]
-key = "upc"
-
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
-stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
-upc   = { css = "table tr:nth-child(1) td", required = true }
-tags  = { css = "ul.tags li", multiple = true }
-image = { css = "div.item img", attr = "src", url = true }
-
+` + catalogsite.ExtractConfig + `
 [export]
 format = "parquet"
 tombstones = true                  # removed items are published once, after a clean traversal
