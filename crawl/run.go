@@ -84,6 +84,9 @@ type recentFailure struct {
 type task struct {
 	ctx context.Context
 	q   Queued
+	// probe limits the visit to one request: a probe is bounded in
+	// requests, not only in URLs.
+	probe bool
 }
 
 // Run crawls until the queue is empty or a stop ends the run, and returns
@@ -219,7 +222,7 @@ func (r *run) dispatch(tasks chan<- task) {
 			r.probeLeft--
 		}
 		r.inflight++
-		tasks <- task{ctx: r.phaseCtx, q: q}
+		tasks <- task{ctx: r.phaseCtx, q: q, probe: r.phase == phaseProbing}
 	}
 }
 
@@ -298,8 +301,8 @@ func (r *run) handle(c completion) {
 	}
 	r.res.Facts.FetchedStartURL = r.res.Facts.FetchedStartURL || c.fetchedStart
 	r.res.Facts.ListingYielded = r.res.Facts.ListingYielded || c.yielded
-	if len(c.links) > 0 {
-		r.enqueue(c.links)
+	if len(c.links) > 0 && !r.enqueue(c.links) {
+		return // the store failed: the page stays queued with its links
 	}
 	r.addOp()
 	r.batch.Done = append(r.batch.Done, Done{Seq: c.q.Seq, Entry: c.q.Entry, Failed: c.class == verdict.ClassFailure, Items: c.items})
@@ -439,8 +442,9 @@ func (r *run) gap(g verdict.Gap) {
 
 // enqueue gives new links sequence numbers and adds them to the batch;
 // listing pages go to the front of the frontier so discovery runs ahead,
-// item pages to the back while there is room.
-func (r *run) enqueue(links []Entry) {
+// item pages to the back while there is room. It reports false when the
+// store could not be read.
+func (r *run) enqueue(links []Entry) bool {
 	fresh := make([]Entry, 0, len(links))
 	urls := make([]string, 0, len(links))
 	for _, l := range links {
@@ -452,12 +456,15 @@ func (r *run) enqueue(links []Entry) {
 		urls = append(urls, l.URL)
 	}
 	if len(fresh) == 0 {
-		return
+		return true
 	}
 	seen, err := r.e.d.Store.Seen(urls)
 	if err != nil {
+		for _, l := range fresh {
+			delete(r.pending, l.URL)
+		}
 		r.fail(err)
-		return
+		return false
 	}
 	for i, l := range fresh {
 		if seen[i] {
@@ -480,6 +487,7 @@ func (r *run) enqueue(links []Entry) {
 			r.unread++
 		}
 	}
+	return true
 }
 
 func (r *run) addOp() {
@@ -612,7 +620,9 @@ func (r *run) finishResult(fin Finish, productive bool) {
 		}
 		res.Gaps = append(res.Gaps, verdict.Gap{URL: u, Reason: reason})
 	}
-	res.Traversal.Completed = res.Stop == verdict.StopQueueEmpty
+	// The traversal is complete when its queue is empty; failed URLs wait
+	// in the failed set for the next traversal.
+	res.Traversal.Completed = fin.Queued == fin.Failed
 	res.Traversal.Queued = fin.Queued
 	res.TraversalGaps = fin.TraversalGaps
 	res.EmptyRunStreak = fin.EmptyRunStreak

@@ -35,12 +35,17 @@ type completion struct {
 // worker fetches queued URLs until tasks closes.
 func (r *run) worker(tasks <-chan task, out chan<- completion) {
 	for t := range tasks {
-		out <- r.visit(t.ctx, t.q)
+		retries := r.e.s.Retries
+		if t.probe {
+			retries = 0
+		}
+		out <- r.visit(t.ctx, t.q, retries)
 	}
 }
 
-// visit fetches one URL with its inline retries and processes the page.
-func (r *run) visit(ctx context.Context, q Queued) completion {
+// visit fetches one URL with up to retries inline retries and processes
+// the page.
+func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 	e := r.e
 	c := completion{q: q}
 	u, err := url.Parse(q.URL)
@@ -112,7 +117,7 @@ func (r *run) visit(ctx context.Context, q Queued) completion {
 			resp.release()
 			c.blocked = j.blocked
 			return c
-		case j.class == verdict.ClassFailure && attempt < e.s.Retries:
+		case j.class == verdict.ClassFailure && attempt < retries:
 			resp.release()
 			if err := e.d.Clock.Sleep(ctx, e.backoff(attempt, j.retryAfter)); err != nil {
 				return c

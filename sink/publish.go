@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/databrew/databrew-stage/internal/testhook"
 )
 
 // The files of a run folder and of the export root.
@@ -51,27 +53,32 @@ func (l Layout) StagingDir(runID string) string {
 func (l Layout) VerdictPath() string { return filepath.Join(l.Output, VerdictFile) }
 
 // Promote renames a complete staging folder to its run folder and syncs
-// both parents, so the run's files appear to readers all at once.
-func Promote(staging, runDir string) error {
+// both parents, so the run's files appear to readers all at once. renamed
+// reports whether the folder is in place: an error after the rename leaves
+// a visible folder, which must be completed, not abandoned.
+func Promote(staging, runDir string) (renamed bool, err error) {
 	parent := filepath.Dir(runDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", parent, err)
+		return false, fmt.Errorf("create %s: %w", parent, err)
 	}
 	if err := syncFolder(staging); err != nil {
-		return err
+		return false, err
 	}
 	if err := os.Rename(staging, runDir); err != nil {
-		return fmt.Errorf("publish %s: %w", runDir, err)
+		return false, fmt.Errorf("publish %s: %w", runDir, err)
+	}
+	if err := testhook.Reached("renamed"); err != nil {
+		return true, err
 	}
 	if err := syncFolder(parent); err != nil {
-		return err
+		return true, err
 	}
 	if err := syncFolder(filepath.Dir(parent)); err != nil {
-		return err
+		return true, err
 	}
-	// The staging root goes when it is empty; another run may be using it.
+	// The staging root goes when it is empty.
 	_ = os.Remove(filepath.Dir(staging))
-	return nil
+	return true, nil
 }
 
 // Complete writes a published run folder's _manifest.json and then its

@@ -34,8 +34,8 @@ func TestPromoteAndComplete(t *testing.T) {
 		}
 	}
 	runDir := l.RunDir(time.Now(), "r1")
-	if err := Promote(staging, runDir); err != nil {
-		t.Fatal(err)
+	if renamed, err := Promote(staging, runDir); err != nil || !renamed {
+		t.Fatal(renamed, err)
 	}
 	if Exists(staging) || Exists(l.StagingRoot()) {
 		t.Fatal("the staging folder must be gone after the rename")
@@ -58,8 +58,8 @@ func TestPromoteAndComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(staging, "x.parquet"), nil, 0o644)
-	if err := Promote(staging, runDir); err == nil {
-		t.Fatal("promoting onto an existing run folder must fail")
+	if renamed, err := Promote(staging, runDir); err == nil || renamed {
+		t.Fatal("promoting onto an existing run folder must fail before renaming")
 	}
 }
 

@@ -137,7 +137,10 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 	if err := testhook.Reached("recorded"); err != nil {
 		return err
 	}
-	if err := sink.Promote(staging, runDir); err != nil {
+	if renamed, err := sink.Promote(staging, runDir); err != nil {
+		if renamed || sink.Exists(runDir) {
+			return err // the folder is visible: reconcile completes and commits it
+		}
 		return errors.Join(err, x.db.AbortPublish(r.RunID), sink.RemoveStaging(x.layout, r.RunID))
 	}
 	if err := testhook.Reached("promoted"); err != nil {

@@ -209,6 +209,9 @@ func TestTombstones_RemovedItemsAfterACleanTraversalOnly(t *testing.T) {
 	if rep.Stop != verdict.StopQueueEmpty || rep.Items.Removed != 2 || !rep.Export.Published {
 		t.Fatalf("clean traversal: %s, removed %d, export %+v", rep.Stop, rep.Items.Removed, rep.Export)
 	}
+	if !rep.Productive || rep.EmptyRunStreak != 0 {
+		t.Fatalf("a run that removes items is productive: %v, streak %d", rep.Productive, rep.EmptyRunStreak)
+	}
 	rows := readRun(t, rep.Export.Path)
 	if got := changes(rows); got["removed"] != 2 || len(rows) != 2 {
 		t.Fatalf("tombstone export = %v", got)

@@ -18,13 +18,13 @@ import (
 // logged when it fails.
 const notifyOutputLimit = 4096
 
-// notify runs [notify].command after a run that failed or that stopped
-// for good on a stop rule, with the verdict JSON on stdin and the
+// notify runs [notify].command after a run that failed, stopped for good
+// on a stop rule, or raised an error, with the verdict JSON on stdin and the
 // verdict's essentials in DATABREW_* variables, from the config file's
 // folder. It is bounded by [notify].timeout; its failure is logged and
 // never changes the verdict.
 func notify(cfg config.Config, r verdict.RunReport, verdictJSON []byte, log *slog.Logger) {
-	if cfg.Notify.Command == "" || !(r.Failed() || r.Stop.IsStopRule()) {
+	if cfg.Notify.Command == "" || !(r.Failed() || r.Stop.IsStopRule() || r.Stop == verdict.StopError) {
 		return
 	}
 	// Not the run's context: a run stopped by its deadline still notifies.

@@ -18,7 +18,7 @@ var errCrash = errors.New("simulated crash")
 // again: every item reaches exactly one complete run folder, and no
 // staging debris or incomplete folder is left.
 func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T) {
-	for _, step := range []string{"staged", "recorded", "promoted", "completed"} {
+	for _, step := range []string{"staged", "recorded", "renamed", "promoted", "completed"} {
 		t.Run(step, func(t *testing.T) {
 			f := newFixture(t, catalogsite.Options{Items: 50})
 			cfg := f.config(nil, "")
@@ -55,7 +55,7 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 			if len(dirs) != wantDirs {
 				t.Fatalf("run folders %v", dirs)
 			}
-			if step == "promoted" || step == "completed" {
+			if step == "renamed" || step == "promoted" || step == "completed" {
 				// The crashed run's folder was completed, not republished.
 				if rep2.Export.Published || filepath.Base(dirs[0]) != "run="+rep.RunID {
 					t.Fatalf("run 2 export %+v, folders %v", rep2.Export, dirs)

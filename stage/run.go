@@ -34,28 +34,28 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if clock == nil {
 		clock = crawl.SystemClock{}
 	}
+	log := opts.Logger
+	if log == nil {
+		log = discard
+	}
 	startedAt := clock.Now().UTC()
 	if err := ctx.Err(); err != nil {
-		return verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx))
+		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx)), log)
 	}
 	db, err := state.Open(cfg.Storage, state.Options{LockTimeout: opts.LockTimeout})
 	if errors.Is(err, state.ErrLocked) {
-		return verdict.Locked(cfg.Name, startedAt, fmt.Sprintf("storage %s is in use by another process", cfg.Storage)), err
+		return notStarted(cfg, verdict.Locked(cfg.Name, startedAt, fmt.Sprintf("storage %s is in use by another process", cfg.Storage)), err, log)
 	}
 	if err != nil {
 		r := verdict.Locked(cfg.Name, startedAt, err.Error())
 		r.Export.Reason = "storage could not be opened"
-		return r, err
+		return notStarted(cfg, r, err, log)
 	}
 	defer db.Close()
 
 	report := verdict.RunReport{
 		Config: cfg.Name, RunID: newRunID(startedAt), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
-	}
-	log := opts.Logger
-	if log == nil {
-		log = discard
 	}
 	x := newExporter(cfg, db, log)
 	var res crawl.Result
@@ -67,6 +67,13 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	}
 	report.FinishedAt = clock.Now().UTC()
 	fill(&report, res)
+	if res.Traversal.ID == 0 {
+		// The engine never began, so it never counted this run: it was not
+		// productive, and report --stale-after must see that.
+		if fin, err := db.Finish(false, 0); err == nil {
+			report.EmptyRunStreak = fin.EmptyRunStreak
+		}
+	}
 	if runErr == nil {
 		runErr = finishExport(x, db, cfg, &report, res, log)
 	} else {
@@ -90,6 +97,13 @@ func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunRe
 			return failExport(r, res, err)
 		}
 		r.Items.Removed = n
+		if n > 0 && !r.Productive {
+			// A removal is a change: the run was productive after all.
+			if err := db.ResetEmptyRunStreak(); err != nil {
+				return failExport(r, res, err)
+			}
+			r.Productive, r.EmptyRunStreak = true, 0
+		}
 	}
 	if err := x.publish(r); err != nil {
 		log.Error("publish failed", "err", err)
@@ -106,8 +120,16 @@ func cleanTraversal(r *verdict.RunReport, res crawl.Result) bool {
 }
 
 func failExport(r *verdict.RunReport, res crawl.Result, err error) error {
+	detail := fmt.Sprintf("publish failed: %v", err)
+	if r.Stop != verdict.StopQueueEmpty {
+		detail += fmt.Sprintf(" (the crawl had stopped on %s", r.Stop)
+		if r.Detail != "" {
+			detail += ": " + r.Detail
+		}
+		detail += ")"
+	}
 	res.Facts.Stop = verdict.StopError
-	r.Stop, r.Detail = verdict.StopError, fmt.Sprintf("publish failed: %v", err)
+	r.Stop, r.Detail = verdict.StopError, detail
 	r.Outcome, r.Rule = verdict.Decide(res.Facts)
 	r.Export = verdict.Export{Reason: r.Detail, Files: []string{}}
 	return err
@@ -175,4 +197,13 @@ func fill(r *verdict.RunReport, res crawl.Result) {
 	if r.Breaker.Events == nil {
 		r.Breaker.Events = []verdict.BreakerEvent{}
 	}
+}
+
+// notStarted returns the report of a run that never started — nothing is
+// written to its storage path — after notifying, since it failed.
+func notStarted(cfg config.Config, r verdict.RunReport, err error, log *slog.Logger) (verdict.RunReport, error) {
+	if b, encErr := encodeReport(r); encErr == nil {
+		notify(cfg, r, b, log)
+	}
+	return r, err
 }

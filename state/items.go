@@ -21,6 +21,10 @@ const (
 const (
 	itemPublished = 1 << iota // some version of the item reached a published export
 	itemRemoved               // the item was tombstoned and not seen since
+	// itemHashPublished marks a removed item whose last values (its hash)
+	// reached an export before the removal: if it comes back unchanged
+	// while the removal is still pending, the removal is simply dropped.
+	itemHashPublished
 )
 
 // Version is an item version waiting for export: the latest new or changed
@@ -65,6 +69,8 @@ func (w itemWriter) settle(rec *itemRecord) {
 	if rec.pending != 0 && rec.pending <= w.publishedSeq {
 		rec.flags |= itemPublished
 		rec.pending = 0
+		// A published removal is what readers last saw of the item.
+		rec.flags &^= itemHashPublished
 	}
 }
 
@@ -84,7 +90,20 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			return fmt.Errorf("item %q: %w", v.Key, err)
 		}
 		w.settle(&prev)
-		rec.flags, rec.pending = prev.flags&^itemRemoved, prev.pending
+		rec.flags, rec.pending = prev.flags&^(itemRemoved|itemHashPublished), prev.pending
+		if prev.hash == hash && prev.flags&itemHashPublished != 0 && prev.pending != 0 {
+			// Back, unchanged, before its removal reached an export: readers
+			// still hold these values, so the removal is dropped.
+			if err := w.versions.Delete(seqKey(prev.pending)); err != nil {
+				return err
+			}
+			if err := addUint(w.meta, keyPendingCount, -1); err != nil {
+				return err
+			}
+			rec.pending = 0
+			counts.Unchanged++
+			return w.items.Put(key, rec.encode())
+		}
 		if prev.hash == hash && prev.flags&itemRemoved == 0 {
 			counts.Unchanged++
 			if prev.traversal == w.traversal {

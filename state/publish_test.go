@@ -106,12 +106,33 @@ func TestTombstonesAfterACleanTraversal(t *testing.T) {
 	if len(got) != 1 || got["gone"] != ChangeRemoved {
 		t.Fatalf("pending = %v: a published item gets one removed row, an unpublished one none", got)
 	}
-	// Once removed, it is not removed again; if it comes back, it changed.
+	// Once removed, it is not removed again.
 	if n, _ := db.MarkRemoved(st2.Traversal, "r2", time.Unix(100, 0)); n != 0 {
 		t.Fatalf("removed again: %d", n)
 	}
+	// Back unchanged before the removal was published: readers still hold
+	// these values, so nothing is exported at all.
+	if c := store(t, db, version("gone", hash(1))); c.Unchanged != 1 {
+		t.Fatalf("an item back unchanged before its removal went out is unchanged: %+v", c)
+	}
+	if got := pendingChanges(t, db); len(got) != 0 {
+		t.Fatalf("pending = %v, want nothing", got)
+	}
+	if p, _ := db.PendingSummary(); p.Count != 0 {
+		t.Fatalf("pending count = %d", p.Count)
+	}
+	// Removed again, the removal published, then back: that is a change.
+	db.Finish(true, 0)
+	st3, _ := db.Begin(nil)
+	store(t, db, version("kept", hash(1)))
+	if n, _ := db.MarkRemoved(st3.Traversal, "r3", time.Unix(200, 0)); n != 1 {
+		t.Fatalf("removed %d, want gone again", n)
+	}
+	p, _ = db.PendingSummary()
+	db.BeginPublish(Publication{RunID: "r3", MaxSeq: p.MaxSeq})
+	db.CommitPublish("r3")
 	if c := store(t, db, version("gone", hash(1))); c.Changed != 1 {
-		t.Fatalf("a removed item that comes back is a change: %+v", c)
+		t.Fatalf("an item back after its removal went out is a change: %+v", c)
 	}
 	if got := pendingChanges(t, db); got["gone"] != ChangeChanged {
 		t.Fatalf("pending = %v", got)

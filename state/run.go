@@ -150,3 +150,15 @@ func count(b *bolt.Bucket) int {
 	}
 	return n
 }
+
+// ResetEmptyRunStreak records that the run turned out productive after
+// Finish — it removed items — so the empty-run streak starts again.
+func (db *DB) ResetEmptyRunStreak() error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		return putUint(tx.Bucket(bucketMeta), keyStreak, 0)
+	})
+	if err != nil {
+		return fmt.Errorf("reset empty-run streak in %s: %w", db.dir, err)
+	}
+	return nil
+}

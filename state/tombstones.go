@@ -40,6 +40,9 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		for _, g := range stale {
 			rec := g.rec
 			rec.flags |= itemRemoved
+			if rec.pending == 0 {
+				rec.flags |= itemHashPublished // its last values reached an export
+			}
 			if rec.flags&itemPublished == 0 {
 				// No export ever held it: drop its pending version.
 				if rec.pending != 0 {

@@ -177,7 +177,7 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 	}
 	switch {
 	case r < 4:
-		steps := []string{"staged", "recorded", "promoted", "completed"}
+		steps := []string{"staged", "recorded", "renamed", "promoted", "completed"}
 		how = "killed at " + steps[rng.IntN(len(steps))]
 		cmd.Env = append(cmd.Env, pauseEnv+"="+strings.TrimPrefix(how, "killed at "))
 	case r < 8:

@@ -59,8 +59,11 @@ func runCmd(args []string, env Env) int {
 	if err := checkFailWhen(f.failWhen); err != nil {
 		return usageError(env, "run", "%v", err)
 	}
-	if f.maxRequests < 0 || f.exitUnproductive < 0 || f.exitUnproductive > 255 {
-		return usageError(env, "run", "--max-requests must not be negative and --exit-unproductive must be 0-255")
+	if f.maxRequests < 0 {
+		return usageError(env, "run", "--max-requests must not be negative")
+	}
+	if f.exitUnproductive < 0 || f.exitUnproductive > 255 || f.exitUnproductive == ExitFailed || f.exitUnproductive == ExitUsage {
+		return usageError(env, "run", "--exit-unproductive must be 3-255 (1 and 2 mean a failed run and a usage error)")
 	}
 	logger, err := newLogger(env.Stderr, f.logFormat, f.logLevel)
 	if err != nil {

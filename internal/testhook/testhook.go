@@ -5,8 +5,9 @@ package testhook
 
 // PublishStep, when set, is called as a publish completes each step:
 // "staged" (files written and synced), "recorded" (the publish is in
-// state), "promoted" (the run folder is visible), "completed" (_SUCCESS is
-// written; the state commit is next). An error abandons the publish there,
+// state), "renamed" (inside the promote, right after the rename, before
+// the folders are synced), "promoted" (the run folder is visible),
+// "completed" (_SUCCESS is written; the state commit is next). An error abandons the publish there,
 // leaving files and state as a crash would.
 var PublishStep func(step string) error
 
