@@ -8,7 +8,8 @@ type BreakerPolicy struct {
 	// Pause is how long the run waits before probing; 0 disables
 	// pause-and-probe, and a trip stops the run at once.
 	Pause time.Duration
-	// ProbeRequests bounds how many URLs a probe fetches.
+	// ProbeRequests bounds how many requests a probe sends: one per URL,
+	// without retries.
 	ProbeRequests int
 	// MaxProbes is how many failed probes in a row end the run for good.
 	MaxProbes int
