@@ -97,7 +97,7 @@ pause = "0s"
 tombstones = true
 max_file_rows = 50
 row_group_rows = 16
-`, catalogsite.StartURL(srv.URL), crashItemSection)
+`, catalogsite.StartURL(srv.URL), catalogsite.ExtractConfig)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -133,19 +133,6 @@ row_group_rows = 16
 	}
 	t.Logf("%d trials, %d runs: %v", *crashTrials, runs, kills)
 }
-
-const crashItemSection = `[listing]
-item_links = "article.product_pod h3 a"
-next_page  = "li.next a"
-[item]
-key = "upc"
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
-stock = { css = "p.instock.availability", type = "int64", regex = '([0-9]+) available' }
-upc   = { css = "table tr:nth-child(1) td", required = true }
-tags  = { css = "ul.tags li", multiple = true }
-`
 
 // mutate reprices a dozen items, removes three and adds or restores some.
 func mutate(site *catalogsite.Site, rng *rand.Rand) {

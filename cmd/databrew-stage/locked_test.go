@@ -32,18 +32,7 @@ max_backoff = "5ms"
 retry_pass_delay = "10ms"
 pause = "0s"
 
-[listing]
-item_links = "article.product_pod h3 a"
-next_page = "li.next a"
-
-[item]
-key = "upc"
-
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
-upc = { css = "table tr:nth-child(1) td", required = true }
-`
+` + catalogsite.ExtractConfig
 
 // TestLockedStorage runs databrew-stage as a second process that holds the
 // storage path (its crawl hangs on the site), then runs the same config:

@@ -64,19 +64,7 @@ var fastPolicy = map[string]string{
 	"pause":            `"0s"`,
 }
 
-const itemSection = `
-[listing]
-item_links = "article.product_pod h3 a"
-next_page = "li.next a"
-
-[item]
-key = "upc"
-
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-price = { css = "div.product_main p.price_color", type = "float64", regex = '[0-9]+\.[0-9]+', required = true }
-upc = { css = "table tr:nth-child(1) td", required = true }
-`
+const itemSection = catalogsite.ExtractConfig
 
 // config writes NAME.toml crawling start (the site's first listing page
 // when empty) into storage state/NAME; policy entries override fastPolicy.
