@@ -16,8 +16,6 @@ const (
 	batchOps      = 512  // a batch is sent to the writer at this size
 	batchMaxOps   = 4096 // and the engine waits for the writer beyond it
 	flushInterval = 200 * time.Millisecond
-	// releaseInterval spaces the store's releases of mapped pages.
-	releaseInterval = 0
 )
 
 // run is the state of one Run: only the run loop's goroutine touches it,
@@ -635,9 +633,4 @@ func (r *run) finishResult(fin Finish, productive bool) {
 	res.Facts.Productive = productive
 	r.e.log.Info("run finished", "stop", res.Stop, "detail", res.Detail, "requests", res.Requests.Total,
 		"new", res.Items.New, "changed", res.Items.Changed, "gaps", res.CoverageGaps, "queued", fin.Queued)
-}
-
-// String describes a completion for debugging.
-func (c completion) String() string {
-	return fmt.Sprintf("%s %s class=%s reason=%q", c.q.Kind, c.q.URL, c.class, c.reason)
 }

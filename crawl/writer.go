@@ -1,7 +1,5 @@
 package crawl
 
-import "time"
-
 // writer commits batches to the store on its own goroutine, so the engine
 // keeps dispatching while a transaction syncs. One batch is in flight at a
 // time; batches are committed in the order they were sent.
@@ -26,13 +24,12 @@ func newWriter(store Store) *writer {
 
 func (w *writer) loop() {
 	defer close(w.out)
-	var released time.Time
+	rel, _ := w.store.(MappedReleaser)
 	for b := range w.in {
 		counts, err := w.store.Commit(b)
-		if rel, ok := w.store.(MappedReleaser); ok && time.Since(released) >= releaseInterval {
-			// Only this goroutine commits, so the file cannot be remapped
-			// while the store releases its pages.
-			released = time.Now()
+		if rel != nil {
+			// After every commit. Only this goroutine commits, so the file
+			// cannot be remapped while the store releases its pages.
 			_ = rel.ReleaseMapped()
 		}
 		w.out <- committed{batch: b, counts: counts, err: err}

@@ -38,7 +38,6 @@ var (
 	keyFormat    = []byte("format")
 	keyTraversal = []byte("traversal")
 	keySeq       = []byte("seq")
-	keyRuns      = []byte("runs")
 	keyStreak    = []byte("empty_run_streak")
 	// keyPendingSeq numbers pending versions.
 	keyPendingSeq = []byte("pending_seq")
@@ -134,9 +133,6 @@ func (db *DB) Close() error {
 	}
 	return nil
 }
-
-// Dir returns the storage path.
-func (db *DB) Dir() string { return db.dir }
 
 func getUint(b *bolt.Bucket, key []byte) uint64 {
 	v := b.Get(key)

@@ -54,9 +54,6 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		if err := putUint(meta, keyTraversal, traversal); err != nil {
 			return err
 		}
-		if err := putUint(meta, keyRuns, getUint(meta, keyRuns)+1); err != nil {
-			return err
-		}
 		st.Traversal, st.NextSeq, st.Queued = traversal, seq, count(queue)
 		return nil
 	})
