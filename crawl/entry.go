@@ -65,8 +65,10 @@ type Done struct {
 	Items []ItemVersion
 }
 
-// Batch is everything the run finished since the previous batch, applied
-// in one transaction so that a crash leaves the store at a batch boundary.
+// Batch is everything the run finished since the previous batch. A store
+// applies it in order — Enqueue, then Done, then Retry — so that a crash
+// leaves at most a prefix of it: no finished page without the links it
+// found.
 type Batch struct {
 	// Enqueue are newly discovered URLs with the sequence numbers the engine
 	// gave them. The store keeps them and marks them seen for the traversal.

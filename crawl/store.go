@@ -12,7 +12,8 @@ type Store interface {
 	Read(after uint64, limit int) ([]Queued, error)
 	// Seen reports, for each URL, whether the traversal already has it.
 	Seen(urls []string) ([]bool, error)
-	// Commit applies a batch atomically.
+	// Commit applies a batch: all of it, or after a crash a prefix of it
+	// in the batch's order (see Batch).
 	Commit(b *Batch) (Committed, error)
 	// RequeueFailed moves the failed set back into the queue for the retry
 	// pass, numbering the entries from nextSeq; it returns how many it moved
@@ -48,12 +49,4 @@ type Finish struct {
 	// EmptyRunStreak is the number of runs in a row, this one included,
 	// that were not productive.
 	EmptyRunStreak int
-}
-
-// MappedReleaser is a Store that reads through a memory map and can drop
-// the mapped pages from resident memory. The engine calls ReleaseMapped
-// now and then while no batch is being committed, so resident memory does
-// not grow with the state.
-type MappedReleaser interface {
-	ReleaseMapped() error
 }

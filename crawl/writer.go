@@ -24,14 +24,8 @@ func newWriter(store Store) *writer {
 
 func (w *writer) loop() {
 	defer close(w.out)
-	rel, _ := w.store.(MappedReleaser)
 	for b := range w.in {
 		counts, err := w.store.Commit(b)
-		if rel != nil {
-			// After every commit. Only this goroutine commits, so the file
-			// cannot be remapped while the store releases its pages.
-			_ = rel.ReleaseMapped()
-		}
 		w.out <- committed{batch: b, counts: counts, err: err}
 	}
 }

@@ -15,10 +15,6 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// releaseEvery is how many rows the export writes between releases of the
-// state file's mapped pages.
-const releaseEvery = 4096
-
 // Reasons an export section gives when nothing was published.
 const (
 	reasonFailed   = "the run failed: nothing is published, its items stay pending for the next published run"
@@ -171,13 +167,7 @@ func (x *exporter) write(dir string, maxSeq uint64, r *verdict.RunReport) (sink.
 		return m, err
 	}
 	userFields := len(x.schema.User())
-	rows := 0
 	err = x.db.ForEachPending(maxSeq, func(v state.Version) error {
-		if rows++; rows%releaseEvery == 0 {
-			// Reading the whole pending set maps it all: keep resident
-			// memory flat however large the export.
-			_ = x.db.ReleaseMapped()
-		}
 		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
 		if v.Change == state.ChangeRemoved {
 			row.Values = make([]any, userFields)

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
@@ -102,14 +101,6 @@ func decodeVersion(seq uint64, b []byte) (Version, error) {
 	}
 	v.Values = append(json.RawMessage(nil), b...)
 	return v, nil
-}
-
-// seenKey is the seen set's key for a URL: a 128-bit FNV-1a hash, a fifth
-// of a typical URL's size.
-func seenKey(url string) []byte {
-	h := fnv.New128a()
-	_, _ = h.Write([]byte(url))
-	return h.Sum(make([]byte, 0, 16))
 }
 
 // hashBytes reads a 32-hex-digit content hash.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -19,24 +20,35 @@ import (
 // batches as fast as it can, kills it with SIGKILL at a random moment, and
 // checks that every batch is in the state entirely or not at all.
 
-const crashDirEnv = "DATABREW_STATE_CRASH_DIR"
+const (
+	crashDirEnv    = "DATABREW_STATE_CRASH_DIR"
+	crashURLsEnv   = "DATABREW_STATE_CRASH_URLS"
+	crashBudgetEnv = "DATABREW_STATE_CRASH_BUDGET"
+)
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
-		crashWriter(dir)
+		urls, _ := strconv.Atoi(os.Getenv(crashURLsEnv))
+		budget, _ := strconv.ParseInt(os.Getenv(crashBudgetEnv), 10, 64)
+		crashWriter(dir, urls, budget)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if big.dir != "" {
+		_ = os.RemoveAll(big.dir)
+	}
+	os.Exit(code)
 }
 
 const crashBatchURLs = 10
 
 func crashURL(batch, j int) string { return fmt.Sprintf("http://h/b%d-%d", batch, j) }
 
-// crashWriter commits batch after batch: batch i queues ten URLs, finishes
-// the ten of batch i-1 and stores one item per finished URL.
-func crashWriter(dir string) {
-	db, err := Open(dir, Options{})
+// crashWriter commits batch after batch: batch i queues n URLs, finishes
+// the n of batch i-1 and stores one item per finished URL. It prints the
+// number of every batch Commit returned for.
+func crashWriter(dir string, n int, budget int64) {
+	db, err := Open(dir, Options{ResidentBudget: budget})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
@@ -49,7 +61,7 @@ func crashWriter(dir string) {
 	var prev []crawl.Queued
 	for i := 1; ; i++ {
 		b := &crawl.Batch{}
-		for j := 0; j < crashBatchURLs; j++ {
+		for j := 0; j < n; j++ {
 			b.Enqueue = append(b.Enqueue, crawl.Queued{Seq: seq, Entry: crawl.Entry{URL: crashURL(i, j), Kind: crawl.KindItem}})
 			seq++
 		}
@@ -66,6 +78,35 @@ func crashWriter(dir string) {
 	}
 }
 
+// killWriter starts a crash writer in dir, kills it with SIGKILL at a
+// random moment after its first commit and returns the last batch it
+// acknowledged.
+func killWriter(t *testing.T, dir string, urls int, budget int64, maxWait time.Duration) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashDirEnv+"="+dir,
+		crashURLsEnv+"="+strconv.Itoa(urls), crashBudgetEnv+"="+strconv.FormatInt(budget, 10))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() { // wait for the first commit
+		t.Fatalf("writer printed nothing")
+	}
+	acked := 1
+	time.Sleep(rand.N(maxWait))
+	_ = cmd.Process.Kill()
+	for lines.Scan() {
+		acked, _ = strconv.Atoi(lines.Text())
+	}
+	_ = cmd.Wait()
+	return acked
+}
+
 func TestCrashLeavesWholeBatches(t *testing.T) {
 	trials := 12
 	if testing.Short() {
@@ -73,30 +114,93 @@ func TestCrashLeavesWholeBatches(t *testing.T) {
 	}
 	for trial := 0; trial < trials; trial++ {
 		dir := t.TempDir()
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashDirEnv+"="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t0 := time.Now()
-		lines := bufio.NewScanner(out)
-		if !lines.Scan() { // wait for the first commit
-			t.Fatalf("writer printed nothing")
-		}
-		acked := 1
-		time.Sleep(time.Duration(rand.IntN(40)) * time.Millisecond)
-		_ = cmd.Process.Kill()
-		for lines.Scan() {
-			acked, _ = strconv.Atoi(lines.Text())
-		}
-		_ = cmd.Wait()
-		t.Logf("trial %d: acked %d in %s", trial, acked, time.Since(t0))
+		acked := killWriter(t, dir, crashBatchURLs, 0, 40*time.Millisecond)
+		t.Logf("trial %d: acked %d", trial, acked)
 		checkWholeBatches(t, dir, acked)
 	}
+}
+
+// A budget this small makes Commit take a transaction for every few
+// entries of a batch.
+const tinyBudget = 64 << 10
+
+func TestCrashInACommitOfManyTransactionsKeepsAPrefix(t *testing.T) {
+	trials := 8
+	if testing.Short() {
+		trials = 3
+	}
+	const urls = 40
+	for trial := 0; trial < trials; trial++ {
+		dir := t.TempDir()
+		acked := killWriter(t, dir, urls, tinyBudget, 400*time.Millisecond)
+		enqueued, finished := checkPrefix(t, dir, urls, acked)
+		t.Logf("trial %d: acked batch %d; %d URLs queued, %d finished", trial, acked, enqueued, finished)
+	}
+}
+
+// checkPrefix reopens the state written by a crash writer with n URLs a
+// batch and checks that it holds a prefix of the writer's work: the URLs
+// ever queued are the first E in order, the finished ones (with their
+// items) the first F, the rest of the E are still queued, every finished
+// URL's batch successor was queued before it finished, and everything
+// Commit acknowledged is there. It returns E and F.
+func checkPrefix(t *testing.T, dir string, n, acked int) (enqueued, finished int) {
+	t.Helper()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer db.Close()
+	index := func(u string) int {
+		var b, j int
+		if _, err := fmt.Sscanf(u, "http://h/b%d-%d", &b, &j); err != nil {
+			t.Fatalf("URL %q: %v", u, err)
+		}
+		return (b-1)*n + j
+	}
+	qs, err := db.Read(0, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []int
+	var seen int
+	err = db.bolt.View(func(tx *bolt.Tx) error {
+		seen = db.count(tx.Bucket(bucketSeen))
+		return tx.Bucket(bucketItems).ForEach(func(k, _ []byte) error {
+			items = append(items, index(string(k)))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(items)
+	for i, idx := range items {
+		if idx != i {
+			t.Fatalf("finished URLs are not a prefix: the %dth is URL %d", i, idx)
+		}
+	}
+	finished = len(items)
+	for i, q := range qs {
+		if idx := index(q.URL); idx != finished+i {
+			t.Fatalf("queue entry %d is URL %d, want %d: queued URLs must follow the finished ones", i, idx, finished+i)
+		}
+	}
+	enqueued = finished + len(qs)
+	if seen != enqueued {
+		t.Fatalf("%d URLs seen, want the %d queued or finished", seen, enqueued)
+	}
+	if finished > 0 {
+		// Batch b+1 queued all its URLs before it finished batch b's.
+		if batch := (finished-1)/n + 1; enqueued < (batch+1)*n {
+			t.Fatalf("URLs of batch %d finished but only %d URLs queued: batch %d's links were lost", batch, enqueued, batch+1)
+		}
+	}
+	if enqueued < acked*n || finished < (acked-1)*n {
+		t.Fatalf("batch %d was acknowledged but only %d URLs are queued and %d finished", acked, enqueued, finished)
+	}
+	checkConsistent(t, db)
+	return enqueued, finished
 }
 
 // checkWholeBatches reopens the state and checks that the last committed
@@ -130,8 +234,8 @@ func checkWholeBatches(t *testing.T, dir string, acked int) {
 	}
 	var items, seen int
 	err = db.bolt.View(func(tx *bolt.Tx) error {
-		items = count(tx.Bucket(bucketItems))
-		seen = count(tx.Bucket(bucketSeen))
+		items = db.count(tx.Bucket(bucketItems))
+		seen = db.count(tx.Bucket(bucketSeen))
 		return nil
 	})
 	if err != nil {
@@ -143,7 +247,13 @@ func checkWholeBatches(t *testing.T, dir string, acked int) {
 	if want := last * crashBatchURLs; seen != want {
 		t.Fatalf("%d seen URLs after batch %d, want %d", seen, last, want)
 	}
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	checkConsistent(t, db)
+}
+
+// checkConsistent runs bbolt's consistency check over the file.
+func checkConsistent(t *testing.T, db *DB) {
+	t.Helper()
+	err := db.bolt.View(func(tx *bolt.Tx) error {
 		for err := range tx.Check() {
 			return err
 		}

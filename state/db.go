@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -25,7 +27,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 2
+const formatVersion = 3
 
 var (
 	bucketMeta     = []byte("meta")
@@ -61,6 +63,23 @@ type DB struct {
 	// traversal is cached at Begin for item records.
 	traversal uint64
 	mapped    mapping
+	// mappedBytes is what transactions may have mapped since the last
+	// release of the mapped pages (see touched).
+	mappedBytes atomic.Int64
+	// checkAt is the estimate at which the DB next asks the kernel;
+	// lastMapped is its last answer; scale, in sixteenths, is how much
+	// more than estimated was really mapped (see overBudget).
+	checkAt    atomic.Int64
+	lastMapped atomic.Int64
+	scale      atomic.Int64
+	// budget is the resident budget (see resident.go).
+	budget int64
+	// commitMu is held, and committing set, while Commit or CommitPublish
+	// runs one of its transactions (see commitInParts); releaseWanted asks
+	// a read transaction's caller to release after it (see afterRead).
+	commitMu      sync.Mutex
+	committing    atomic.Bool
+	releaseWanted atomic.Bool
 }
 
 // Options tune Open.
@@ -68,6 +87,10 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to release
 	// the file before it returns ErrLocked; 0 means 100ms.
 	LockTimeout time.Duration
+	// ResidentBudget bounds how much of the state file stays mapped in
+	// memory, in bytes; 0 means DefaultResidentBudget. A smaller budget
+	// costs more page faults and, for large batches, more transactions.
+	ResidentBudget int64
 }
 
 // Open opens (creating if needed) the state file in dir. A dir held by
@@ -82,7 +105,9 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	path := filepath.Join(dir, FileName)
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
-		Timeout:        opts.LockTimeout,
+		Timeout: opts.LockTimeout,
+		// Commits do not write the list of free pages; Close does (see
+		// there), and only a file that was not closed has it rebuilt.
 		NoFreelistSync: true,
 		FreelistType:   bolt.FreelistMapType,
 		// Map a large address range once: growing the file then needs no
@@ -96,8 +121,21 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
 	db := &DB{bolt: bdb, dir: dir}
+	db.mapped.open()
+	db.budget = opts.ResidentBudget
+	if db.budget <= 0 {
+		db.budget = DefaultResidentBudget
+	}
+	db.checkAt.Store(db.budget / 2)
+	db.scale.Store(scaleOne)
 	if err := db.init(); err != nil {
+		db.mapped.close()
 		_ = bdb.Close()
+		return nil, err
+	}
+	// Rebuilding the free list reads every page.
+	if err := db.ReleaseMapped(); err != nil {
+		_ = db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -116,6 +154,11 @@ func (db *DB) init() error {
 			return putUint(meta, keyFormat, formatVersion)
 		case formatVersion:
 			return nil
+		case 2:
+			if err := migrateSeen(tx, getUint(meta, keyTraversal)); err != nil {
+				return fmt.Errorf("convert state format 2: %w", err)
+			}
+			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)
 		}
@@ -126,9 +169,17 @@ func (db *DB) init() error {
 	return nil
 }
 
-// Close releases the file and its lock.
+// Close releases the file and its lock. It first records the free pages
+// in the file: without that list the next Open would rebuild it by reading
+// every page of the file, mapping all of it into memory at once.
 func (db *DB) Close() error {
-	if err := db.bolt.Close(); err != nil {
+	db.mapped.close()
+	db.bolt.NoFreelistSync = false
+	err := db.bolt.Update(func(*bolt.Tx) error { return nil })
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		err = nil // closed already
+	}
+	if err := errors.Join(err, db.bolt.Close()); err != nil {
 		return fmt.Errorf("close storage %s: %w", db.dir, err)
 	}
 	return nil

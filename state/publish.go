@@ -67,15 +67,12 @@ func (db *DB) Publishing() ([]Publication, error) {
 	return out, nil
 }
 
-// commitChunk bounds how many versions one transaction of CommitPublish
-// retires.
-const commitChunk = 8192
-
 // CommitPublish marks a publish done: the versions it took leave the
 // pending set and their items count as published. The first transaction
 // records the publish's sequence number, from which every item learns it
 // was published the next time its record is written (no item record is
-// touched here); the versions are then deleted from the log in chunks,
+// touched here); the versions are then deleted from the log in as many
+// transactions as the resident budget needs (see commitInParts),
 // and the last transaction moves the publish to the published set. A
 // crash in between is finished by the next run's reconcile.
 func (db *DB) CommitPublish(runID string) (int, error) {
@@ -97,17 +94,9 @@ func (db *DB) CommitPublish(runID string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
 	}
-	retired := 0
-	for {
-		n, err := db.retireVersions(p.MaxSeq)
-		if err != nil {
-			return retired, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
-		}
-		retired += n
-		_ = db.ReleaseMapped() // deleting reads the log's pages
-		if n < commitChunk {
-			break
-		}
+	retired, err := db.retireVersions(p.MaxSeq)
+	if err != nil {
+		return retired, fmt.Errorf("commit publish %s in %s: %w", runID, db.dir, err)
 	}
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		publishing := tx.Bucket(bucketPublishing)
@@ -126,25 +115,29 @@ func (db *DB) CommitPublish(runID string) (int, error) {
 	return retired, nil
 }
 
-// retireVersions deletes up to commitChunk versions with Seq <= maxSeq
-// from the front of the log, in one transaction.
+// retireVersions deletes the versions with Seq <= maxSeq from the front
+// of the log, in as many transactions as the resident budget needs, and
+// returns how many it deleted.
 func (db *DB) retireVersions(maxSeq uint64) (int, error) {
-	n := 0
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		n = 0
+	retired := 0
+	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+		n := 0
 		c := tx.Bucket(bucketVersions).Cursor()
-		for k, _ := c.First(); k != nil && n < commitChunk; k, _ = c.First() {
-			if binary.BigEndian.Uint64(k) > maxSeq {
-				break
-			}
+		k, v := c.First()
+		for ; k != nil && binary.BigEndian.Uint64(k) <= maxSeq && !full; k, v = c.First() {
+			full = db.commitFull(scanCost(len(k) + len(v)))
 			if err := c.Delete(); err != nil {
-				return err
+				return false, false, err
 			}
 			n++
 		}
-		return addUint(tx.Bucket(bucketMeta), keyPendingCount, -n)
+		if err := addUint(tx.Bucket(bucketMeta), keyPendingCount, -n); err != nil {
+			return false, false, err
+		}
+		retired += n
+		return full, !full, nil
 	})
-	return n, err
+	return retired, err
 }
 
 // AbortPublish forgets a publish that never became visible; its versions

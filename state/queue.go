@@ -9,8 +9,6 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-var seenMark = []byte{1}
-
 // Read returns up to limit queued entries with Seq > after, in order.
 func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 	out := make([]crawl.Queued, 0, limit)
@@ -22,9 +20,11 @@ func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 				return err
 			}
 			out = append(out, crawl.Queued{Seq: binary.BigEndian.Uint64(k), Entry: e})
+			db.scanned(len(k) + len(v))
 		}
 		return nil
 	})
+	db.afterRead()
 	if err != nil {
 		return nil, fmt.Errorf("read queue in %s: %w", db.dir, err)
 	}
@@ -37,75 +37,115 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		seen := tx.Bucket(bucketSeen)
 		for i, u := range urls {
-			out[i] = seen.Get(seenKey(u)) != nil
+			out[i] = seenIn(seen, seenKey(u), db.traversal)
+			db.lookups(1)
 		}
 		return nil
 	})
+	db.afterRead()
 	if err != nil {
 		return nil, fmt.Errorf("read seen URLs in %s: %w", db.dir, err)
 	}
 	return out, nil
 }
 
-// Commit applies a batch in one transaction: new URLs join the queue and
-// the seen set, finished URLs leave the queue (failed ones for the failed
-// set), items are stored with change detection, and URLs that failed
-// during an outage go back from the failed set to the queue.
+// Commit applies a batch in order: new URLs join the queue and the seen
+// set, then finished URLs leave the queue (failed ones for the failed set)
+// and their items are stored with change detection, then URLs that failed
+// during an outage go back from the failed set to the queue. It takes one
+// transaction unless that would map more of the file than the resident
+// budget allows; then it goes on in more. A crash keeps a prefix of the
+// batch, in which every new URL is queued before any URL of the batch is
+// finished, so no page's links are lost.
 func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
-	var counts crawl.Committed
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		counts = crawl.Committed{}
-		queue, seen, failed := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed)
-		for _, q := range b.Enqueue {
-			if seen.Get(seenKey(q.URL)) != nil {
-				continue
-			}
-			if err := enqueue(queue, seen, q); err != nil {
-				return err
-			}
-		}
-		items := newItemWriter(tx, db.traversal)
-		for _, d := range b.Done {
-			if err := queue.Delete(seqKey(d.Seq)); err != nil {
-				return err
-			}
-			var err error
-			if d.Failed {
-				err = failed.Put([]byte(d.URL), encodeEntry(d.Entry))
-			} else {
-				err = failed.Delete([]byte(d.URL))
-			}
-			if err != nil {
-				return err
-			}
-			for i := range d.Items {
-				if err := items.put(&d.Items[i], &counts); err != nil {
-					return err
+	var total crawl.Committed
+	c := batchCursor{Batch: b}
+	first := true
+	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+		if first {
+			first = false
+			meta := tx.Bucket(bucketMeta)
+			if b.NextSeq > getUint(meta, keySeq) {
+				if err := putUint(meta, keySeq, b.NextSeq); err != nil {
+					return false, false, err
 				}
 			}
 		}
-		for _, q := range b.Retry {
-			if err := failed.Delete([]byte(q.URL)); err != nil {
-				return err
-			}
-			if err := queue.Put(seqKey(q.Seq), encodeEntry(q.Entry)); err != nil {
-				return err
-			}
-		}
-		meta := tx.Bucket(bucketMeta)
-		if b.NextSeq > getUint(meta, keySeq) {
-			return putUint(meta, keySeq, b.NextSeq)
-		}
-		return nil
+		var counts crawl.Committed
+		full, err = db.commitPart(tx, &c, &counts)
+		total = total.Add(counts)
+		return full, c.done(), err
 	})
 	if err != nil {
 		return crawl.Committed{}, fmt.Errorf("commit batch to %s: %w", db.dir, err)
 	}
-	return counts, nil
+	return total, nil
 }
 
-func enqueue(queue, seen *bolt.Bucket, q crawl.Queued) error {
-	if err := seen.Put(seenKey(q.URL), seenMark); err != nil {
+// batchCursor is how far Commit got through a batch.
+type batchCursor struct {
+	*crawl.Batch
+	enqueued, finished, retried int
+}
+
+func (c *batchCursor) done() bool {
+	return c.enqueued == len(c.Enqueue) && c.finished == len(c.Done) && c.retried == len(c.Retry)
+}
+
+// commitPart applies the batch from the cursor on, advancing it, until the
+// batch is done or the resident budget is spent (full).
+func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
+	queue, seen, failed := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed)
+	for c.enqueued < len(c.Enqueue) && !full {
+		q := c.Enqueue[c.enqueued]
+		c.enqueued++
+		full = db.commitFull(lookupBytes)
+		if seenIn(seen, seenKey(q.URL), db.traversal) {
+			continue
+		}
+		if err := enqueue(queue, seen, q, db.traversal); err != nil {
+			return full, err
+		}
+	}
+	items := newItemWriter(tx, db.traversal)
+	for c.finished < len(c.Done) && !full {
+		d := &c.Done[c.finished]
+		c.finished++
+		if err := queue.Delete(seqKey(d.Seq)); err != nil {
+			return full, err
+		}
+		if d.Failed {
+			err = failed.Put([]byte(d.URL), encodeEntry(d.Entry))
+		} else {
+			err = failed.Delete([]byte(d.URL))
+		}
+		if err != nil {
+			return full, err
+		}
+		for i := range d.Items {
+			if err := items.put(&d.Items[i], counts); err != nil {
+				return full, err
+			}
+		}
+		full = db.commitFull((len(d.Items) + 1) * lookupBytes)
+	}
+	for c.retried < len(c.Retry) && !full {
+		q := c.Retry[c.retried]
+		c.retried++
+		full = db.commitFull(lookupBytes)
+		if err := failed.Delete([]byte(q.URL)); err != nil {
+			return full, err
+		}
+		if err := queue.Put(seqKey(q.Seq), encodeEntry(q.Entry)); err != nil {
+			return full, err
+		}
+	}
+	return full, nil
+}
+
+// enqueue queues an entry and marks its URL seen in the traversal.
+func enqueue(queue, seen *bolt.Bucket, q crawl.Queued, traversal uint64) error {
+	if err := markSeen(seen, seenKey(q.URL), traversal); err != nil {
 		return err
 	}
 	return queue.Put(seqKey(q.Seq), encodeEntry(q.Entry))

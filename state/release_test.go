@@ -1,65 +1,299 @@
 package state
 
 import (
+	"bufio"
+	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-func rssFileKB(t *testing.T) int {
+// mappedKB reads how many kB of the state file in dir are resident in this
+// process's memory map.
+func mappedKB(t *testing.T, dir string) int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		t.Skip("no /proc/self/status")
+		t.Skip("no /proc/self/smaps")
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "RssFile:") {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
+	defer f.Close()
+	path := filepath.Join(dir, FileName)
+	kb, inState := 0, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		switch {
+		case len(fields) >= 5 && strings.Contains(fields[0], "-"):
+			inState = fields[len(fields)-1] == path
+		case inState && fields[0] == "Rss:":
+			n, _ := strconv.Atoi(fields[1])
+			kb += n
 		}
 	}
-	t.Skip("no RssFile")
-	return 0
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return kb
+}
+
+// bigItems is how many items bigState holds.
+const bigItems = 20000
+
+// big is the state bigState copies, written once per test binary.
+var big struct {
+	once sync.Once
+	dir  string
+	urls []string
+	err  error
+}
+
+// bigState returns a folder holding a copy of a state with bigItems queued
+// and finished URLs, each with an item of about 1 kB (about 25 MiB of
+// file), and the URLs.
+func bigState(t *testing.T) (string, []string) {
+	t.Helper()
+	big.once.Do(func() { big.dir, big.urls, big.err = writeBigState() })
+	if big.err != nil {
+		t.Fatal(big.err)
+	}
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join(big.dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Page by page, as bbolt writes: one large write would leave the copy
+	// in large folios, which the kernel maps up to 2 MiB at a time.
+	f, err := os.OpenFile(filepath.Join(dir, FileName), os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for off := 0; off < len(b); off += 4096 {
+		if _, err := f.Write(b[off:min(off+4096, len(b))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, big.urls
+}
+
+func writeBigState() (string, []string, error) {
+	dir, err := os.MkdirTemp("", "bigstate")
+	if err != nil {
+		return "", nil, err
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		return dir, nil, err
+	}
+	defer db.Close()
+	st, err := db.Begin(nil)
+	if err != nil {
+		return dir, nil, err
+	}
+	seq := st.NextSeq
+	var urls []string
+	for batch := 0; batch < bigItems/2000; batch++ {
+		b := &crawl.Batch{}
+		for i := 0; i < 2000; i++ {
+			n := batch*2000 + i
+			v := version(fmt.Sprintf("item-%x", n*7919), hash(n))
+			v.Values = []any{strings.Repeat("x", 800)}
+			q := crawl.Queued{Seq: seq, Entry: entry(v.URL, crawl.KindItem)}
+			seq++
+			b.Enqueue = append(b.Enqueue, q)
+			b.Done = append(b.Done, crawl.Done{Seq: q.Seq, Entry: q.Entry, Items: []crawl.ItemVersion{v}})
+			urls = append(urls, v.URL)
+		}
+		b.NextSeq = seq
+		if _, err := db.Commit(b); err != nil {
+			return dir, nil, err
+		}
+	}
+	return dir, urls, nil
+}
+
+func TestReadingTheStateKeepsAFixedAmountMapped(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("linux only")
+	}
+	dir, urls := bigState(t)
+	db := open(t, dir)
+	db.traversal = 1 // resume the traversal that queued the URLs
+	info, err := os.Stat(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 4 MiB budget, and what a few lookups map before the kernel is
+	// asked again; the whole file is about 25 MiB.
+	db.budget = 4 << 20
+	const limit = 6 << 10
+	peak := 0
+	n := 0
+	err = db.ForEachPending(^uint64(0), func(Version) error {
+		if n++; n%500 == 0 {
+			peak = max(peak, mappedKB(t, dir))
+		}
+		return nil
+	})
+	if err != nil || n != bigItems {
+		t.Fatalf("read %d versions: %v", n, err)
+	}
+	t.Logf("reading a %d kB state file kept at most %d kB mapped", info.Size()/1024, peak)
+	if peak == 0 || peak > limit {
+		t.Fatalf("reading the versions kept %d kB of the state mapped, want 1 to %d kB", peak, limit)
+	}
+	// Random lookups all over the seen set, in chunks as the engine asks.
+	peak = 0
+	for i := 0; i < len(urls); i += 20 {
+		seen, err := db.Seen(urls[i : i+20])
+		if err != nil || !seen[0] || !seen[19] {
+			t.Fatalf("seen = %v, %v: every URL was queued", seen, err)
+		}
+		if i%400 == 0 {
+			peak = max(peak, mappedKB(t, dir))
+		}
+	}
+	if peak > limit {
+		t.Fatalf("looking up every URL kept %d kB mapped, want at most %d kB", peak, limit)
+	}
 }
 
 func TestReleaseMappedDropsResidentStatePages(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("linux only")
 	}
-	db := open(t, t.TempDir())
-	db.Begin(nil)
-	// About 40 MiB of item versions.
-	for batch := 0; batch < 20; batch++ {
-		var vs []crawl.ItemVersion
-		for i := 0; i < 2000; i++ {
-			v := version(fmt.Sprintf("item-%d-%d", batch, i), hash(batch*2000+i))
-			v.Values = []any{strings.Repeat("x", 800)}
-			vs = append(vs, v)
-		}
-		store(t, db, vs...)
+	dir, _ := bigState(t)
+	db := open(t, dir)
+	if err := db.ForEachPending(^uint64(0), func(Version) error { return nil }); err != nil {
+		t.Fatal(err)
 	}
-	// Touch every page through the map.
-	n := 0
-	if err := db.ForEachPending(^uint64(0), func(Version) error { n++; return nil }); err != nil || n != 40000 {
-		t.Fatalf("read %d versions: %v", n, err)
-	}
-	before := rssFileKB(t)
+	before := mappedKB(t, dir)
 	if err := db.ReleaseMapped(); err != nil {
 		t.Fatal(err)
 	}
-	after := rssFileKB(t)
-	t.Logf("RssFile %d kB -> %d kB", before, after)
-	if before-after < 20_000 {
-		t.Fatalf("releasing the map freed only %d kB of %d kB", before-after, before)
+	after := mappedKB(t, dir)
+	t.Logf("mapped state %d kB -> %d kB", before, after)
+	if before == 0 || after > before/4 {
+		t.Fatalf("releasing the map left %d kB of %d kB mapped", after, before)
 	}
 	// The data is intact.
-	n = 0
-	if err := db.ForEachPending(^uint64(0), func(Version) error { n++; return nil }); err != nil || n != 40000 {
+	n := 0
+	if err := db.ForEachPending(^uint64(0), func(Version) error { n++; return nil }); err != nil || n != bigItems {
 		t.Fatalf("after release: %d versions, %v", n, err)
+	}
+}
+
+// syncedFreelist reads the state file's newer meta page and reports
+// whether it points at a list of free pages (bbolt's PgidNoFreelist means
+// the list must be rebuilt by reading every page).
+func syncedFreelist(t *testing.T, dir string) bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A meta page: a 16-byte page header, then magic, version, page size
+	// and flags (4 bytes each), the root bucket (16), the free-list page,
+	// the high-water mark and the transaction id (8 each).
+	freelist := func(page []byte) (uint64, uint64) {
+		return binary.LittleEndian.Uint64(page[48:]), binary.LittleEndian.Uint64(page[64:])
+	}
+	pageSize := int(binary.LittleEndian.Uint32(b[16+8:]))
+	f0, tx0 := freelist(b)
+	f1, tx1 := freelist(b[pageSize:])
+	if tx1 > tx0 {
+		f0 = f1
+	}
+	return f0 != ^uint64(0)
+}
+
+func TestCloseRecordsTheFreePagesForTheNextOpen(t *testing.T) {
+	dir, _ := bigState(t)
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Begin(nil); err != nil {
+		t.Fatal(err)
+	}
+	store(t, db, version("one-more", hash(1)))
+	if syncedFreelist(t, dir) {
+		t.Fatal("commits wrote the free-page list: every commit would pay for it")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !syncedFreelist(t, dir) {
+		t.Fatal("Close did not record the free pages: the next Open reads the whole file")
+	}
+	// The next commit drops the list again, and the data is intact.
+	db = open(t, dir)
+	if _, err := db.Begin(nil); err != nil {
+		t.Fatal(err)
+	}
+	store(t, db, version("two-more", hash(2)))
+	if syncedFreelist(t, dir) {
+		t.Fatal("a commit after reopening kept the free-page list")
+	}
+	if p, err := db.PendingSummary(); err != nil || p.Count != bigItems+2 {
+		t.Fatalf("pending after reopen = %+v, %v; want %d", p, err, bigItems+2)
+	}
+}
+
+func TestCommitTakesMoreTransactionsOnlyPastTheBudget(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("linux only")
+	}
+	batch := func(db *DB, from, n int) *crawl.Batch {
+		b := &crawl.Batch{}
+		for i := from; i < from+n; i++ {
+			// Changes to items all over the state.
+			v := version(fmt.Sprintf("item-%x", i*7919*9), hash(i+1))
+			v.Values = []any{strings.Repeat("x", 800)}
+			b.Done = append(b.Done, crawl.Done{Entry: entry(v.URL, crawl.KindItem), Items: []crawl.ItemVersion{v}})
+			b.Enqueue = append(b.Enqueue, crawl.Queued{Seq: uint64(i + 1), Entry: entry(v.URL+"/next", crawl.KindItem)})
+		}
+		return b
+	}
+	txid := func(db *DB) int {
+		var id int
+		_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	for _, tc := range []struct {
+		budget  int64
+		several bool
+	}{{1 << 30, false}, {4 << 20, true}} {
+		dir, _ := bigState(t)
+		db := open(t, dir)
+		if _, err := db.Begin(nil); err != nil {
+			t.Fatal(err)
+		}
+		db.budget = tc.budget
+		before := txid(db)
+		counts, err := db.Commit(batch(db, 0, 2000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		txs := txid(db) - before
+		t.Logf("budget %d kB: 2,000 items in %d transactions", tc.budget>>10, txs)
+		if counts.Changed != 2000 {
+			t.Fatalf("committed %+v, want 2000 changed", counts)
+		}
+		if tc.several != (txs > 1) {
+			t.Fatalf("budget %d: %d transactions", tc.budget, txs)
+		}
+		if qs, err := db.Read(0, 5000); err != nil || len(qs) != 2000 {
+			t.Fatalf("queue holds %d entries, %v; want 2000", len(qs), err)
+		}
 	}
 }

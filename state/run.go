@@ -9,7 +9,7 @@ import (
 )
 
 // Begin starts a run in one transaction. When the queue is empty it starts
-// a new traversal: the seen set is cleared and the starts are queued. The
+// a new traversal, which has seen nothing yet, and queues the starts. The
 // URLs that failed in the previous run are queued again either way.
 func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 	var st crawl.Start
@@ -25,24 +25,19 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 			if err := putUint(meta, keyTraversalGaps, 0); err != nil {
 				return err
 			}
-			if err := tx.DeleteBucket(bucketSeen); err != nil {
-				return err
-			}
-			if _, err := tx.CreateBucket(bucketSeen); err != nil {
-				return err
-			}
 		}
 		seen := tx.Bucket(bucketSeen)
 		var err error
-		if seq, err = moveFailed(tx, seq); err != nil {
+		if seq, err = db.moveFailed(tx, seq, traversal); err != nil {
 			return err
 		}
 		if st.NewTraversal {
 			for _, e := range starts {
-				if seen.Get(seenKey(e.URL)) != nil {
+				db.lookups(1)
+				if seenIn(seen, seenKey(e.URL), traversal) {
 					continue
 				}
-				if err := enqueue(queue, seen, crawl.Queued{Seq: seq, Entry: e}); err != nil {
+				if err := enqueue(queue, seen, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
 					return err
 				}
 				seq++
@@ -54,7 +49,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		if err := putUint(meta, keyTraversal, traversal); err != nil {
 			return err
 		}
-		st.Traversal, st.NextSeq, st.Queued = traversal, seq, count(queue)
+		st.Traversal, st.NextSeq, st.Queued = traversal, seq, db.count(queue)
 		return nil
 	})
 	if err != nil {
@@ -67,16 +62,17 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 // moveFailed queues every failed URL again from seq and empties the failed
 // set; failed URLs are already marked seen, and are marked again in case
 // the traversal just started.
-func moveFailed(tx *bolt.Tx, seq uint64) (uint64, error) {
+func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
 	seen := tx.Bucket(bucketSeen)
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
+		db.lookups(1)
 		if err := queue.Put(seqKey(seq), v); err != nil {
 			return seq, err
 		}
-		if err := seen.Put(seenKey(string(k)), seenMark); err != nil {
+		if err := markSeen(seen, seenKey(string(k)), traversal); err != nil {
 			return seq, err
 		}
 		seq++
@@ -95,9 +91,9 @@ func (db *DB) RequeueFailed(nextSeq uint64) (int, uint64, error) {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		seq := max(nextSeq, getUint(meta, keySeq))
-		moved = count(tx.Bucket(bucketFailed))
+		moved = db.count(tx.Bucket(bucketFailed))
 		var err error
-		if nextSeq, err = moveFailed(tx, seq); err != nil {
+		if nextSeq, err = db.moveFailed(tx, seq, db.traversal); err != nil {
 			return err
 		}
 		return putUint(meta, keySeq, nextSeq)
@@ -126,8 +122,8 @@ func (db *DB) Finish(productive bool, gaps int) (crawl.Finish, error) {
 			return err
 		}
 		f.TraversalGaps = int(traversalGaps)
-		f.Failed = count(tx.Bucket(bucketFailed))
-		f.Queued = count(tx.Bucket(bucketQueue)) + f.Failed
+		f.Failed = db.count(tx.Bucket(bucketFailed))
+		f.Queued = db.count(tx.Bucket(bucketQueue)) + f.Failed
 		f.EmptyRunStreak = int(streak)
 		return nil
 	})
@@ -139,10 +135,11 @@ func (db *DB) Finish(productive bool, gaps int) (crawl.Finish, error) {
 
 // count counts a bucket's keys. Bucket.Stats would miss writes made earlier
 // in the same transaction.
-func count(b *bolt.Bucket) int {
+func (db *DB) count(b *bolt.Bucket) int {
 	n := 0
 	c := b.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		db.scanned(len(k) + len(v))
 		n++
 	}
 	return n

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/databrew/databrew-stage/crawl"
 )
 
@@ -200,5 +202,68 @@ func TestRetryMovesOutageFailuresBackToTheQueue(t *testing.T) {
 	}
 	if fin, _ := db.Finish(false, 0); fin.Failed != 0 || fin.Queued != 1 {
 		t.Fatalf("finish = %+v: an outage failure is queued, not failed", fin)
+	}
+}
+
+func TestANewTraversalHasSeenNothing(t *testing.T) {
+	db := open(t, t.TempDir())
+	start := crawl.Entry{URL: "http://h/list", Kind: crawl.KindListing, Start: true}
+	st, _ := db.Begin([]crawl.Entry{start})
+	b := &crawl.Batch{
+		Enqueue: []crawl.Queued{{Seq: st.NextSeq, Entry: entry("http://h/a", crawl.KindItem)}},
+		Done:    []crawl.Done{{Seq: 1, Entry: start}},
+		NextSeq: st.NextSeq + 1,
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: st.NextSeq, Entry: entry("http://h/a", crawl.KindItem)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if seen, _ := db.Seen([]string{"http://h/a"}); !seen[0] {
+		t.Fatal("traversal 1 forgot a URL it queued")
+	}
+	st, err := db.Begin([]crawl.Entry{start})
+	if err != nil || !st.NewTraversal || st.Traversal != 2 || st.Queued != 1 {
+		t.Fatalf("second begin = %+v, %v; want traversal 2 with the start queued", st, err)
+	}
+	if seen, _ := db.Seen([]string{"http://h/a", "http://h/list"}); seen[0] || !seen[1] {
+		t.Fatalf("traversal 2 seen = %v, want only its start", seen)
+	}
+}
+
+func TestFormat2StateIsConverted(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{{Seq: st.NextSeq, Entry: entry("http://h/a", crawl.KindItem)}}, NextSeq: st.NextSeq + 1}); err != nil {
+		t.Fatal(err)
+	}
+	// Write the seen set and the format number as version 2 did.
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		seen := tx.Bucket(bucketSeen)
+		for _, u := range []string{"http://h/list", "http://h/a"} {
+			if err := seen.Put(seenKey(u), []byte{1}); err != nil {
+				return err
+			}
+		}
+		return putUint(tx.Bucket(bucketMeta), keyFormat, 2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = open(t, dir)
+	st, err = db.Begin(nil)
+	if err != nil || st.NewTraversal {
+		t.Fatalf("begin after conversion = %+v, %v; want the traversal resumed", st, err)
+	}
+	if seen, _ := db.Seen([]string{"http://h/list", "http://h/a", "http://h/b"}); !seen[0] || !seen[1] || seen[2] {
+		t.Fatalf("seen after conversion = %v, want the two queued URLs", seen)
 	}
 }

@@ -24,6 +24,7 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		}
 		var stale []gone
 		err := w.items.ForEach(func(k, v []byte) error {
+			db.scanned(len(k) + len(v))
 			rec, err := decodeItemRecord(v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
@@ -38,6 +39,7 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			return err
 		}
 		for _, g := range stale {
+			db.lookups(2) // the item and its pending version
 			rec := g.rec
 			rec.flags |= itemRemoved
 			if rec.pending == 0 {
