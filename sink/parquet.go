@@ -12,6 +12,12 @@ import (
 // handed to the column goroutines.
 const parquetBatchRows = 1024
 
+// pageBytes is how much a column buffers before it encodes and compresses
+// a page. Every column holds a page's buffer while its row group is open,
+// so this sets the export's memory; on catalog data 256 KiB pages compress
+// as well as 1 MiB ones.
+const pageBytes = 256 << 10
+
 // parquetQueueDepth is how many built batches a column may have waiting;
 // the caller blocks when a column falls this far behind.
 const parquetQueueDepth = 4
@@ -21,7 +27,7 @@ const parquetQueueDepth = 4
 // levels, a batch of rows at a time; during a row group every column has
 // a goroutine that encodes and compresses its batches in order, so the
 // columns proceed independently and only meet when the row group ends
-// every RowGroupRows rows. Pages are zstd-compressed, 1 MiB before
+// every RowGroupRows rows. Pages are zstd-compressed, pageBytes before
 // compression.
 type parquetEncoder struct {
 	w        *parquet.Writer
@@ -40,7 +46,7 @@ func newParquetEncoder(w io.Writer, s Schema, opts Options) (encoder, error) {
 	options := []parquet.WriterOption{
 		schema,
 		parquet.Compression(pageZstd),
-		parquet.PageBufferSize(1 << 20),
+		parquet.PageBufferSize(pageBytes),
 	}
 	for k, v := range opts.Metadata {
 		options = append(options, parquet.KeyValueMetadata(k, v))

@@ -56,11 +56,11 @@ func (c *parquetColumn) run(jobs <-chan []parquet.Value) {
 
 // parquetChunkRows is how many rows go to a column writer at once: it
 // checks the page size between calls, so this bounds how far a page can
-// grow past 1 MiB.
+// grow past pageBytes.
 const parquetChunkRows = 128
 
 // writeBatch hands the values of whole rows to the column writer, which
-// encodes and compresses a page whenever it has buffered 1 MiB.
+// encodes and compresses a page whenever it has buffered pageBytes.
 func (c *parquetColumn) writeBatch(vals []parquet.Value) error {
 	for len(vals) > 0 {
 		n := chunkLen(vals, parquetChunkRows, c.col.List)

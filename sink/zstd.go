@@ -10,9 +10,9 @@ import (
 
 // pageZstd compresses Parquet pages. parquet-go's own zstd codec keeps
 // the library's default 8 MiB window, for which every pooled encoder
-// holds a 16 MiB history buffer; pages are about 1 MiB, so a 1 MiB window
-// loses nothing and one shared encoder serves every worker.
-var pageZstd = &zstdCodec{level: zstd.SpeedFastest, window: 1 << 20}
+// holds a 16 MiB history buffer; a page is about pageBytes, so a window of
+// that size loses nothing and one shared encoder serves every worker.
+var pageZstd = &zstdCodec{level: zstd.SpeedFastest, window: pageBytes}
 
 // zstdCodec is a parquet-go compress.Codec for ZSTD; its methods are safe
 // for concurrent use.
