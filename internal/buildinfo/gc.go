@@ -14,7 +14,7 @@ const DefaultGCPercent = 200
 // DefaultMemoryLimit is the soft heap limit when the environment does not
 // set GOMEMLIMIT: past it the collector runs as often as needed, so the
 // headroom DefaultGCPercent buys stays bounded however large the crawl.
-const DefaultMemoryLimit = 64 << 20
+const DefaultMemoryLimit = 32 << 20
 
 // TuneGC applies DefaultGCPercent and DefaultMemoryLimit unless GOGC or
 // GOMEMLIMIT are set.
