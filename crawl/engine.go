@@ -131,11 +131,8 @@ type Result struct {
 	Items    verdict.ItemCounts
 	// CoverageGaps counts failed URLs left after the run plus unusable
 	// pages; Gaps lists the first of them.
-	CoverageGaps int
-	Gaps         []verdict.Gap
-	// TraversalGaps counts coverage gaps over every run of the traversal:
-	// removed items are only judged after a traversal without any.
-	TraversalGaps  int
+	CoverageGaps   int
+	Gaps           []verdict.Gap
 	Traversal      verdict.Traversal
 	EmptyRunStreak int
 	Breaker        verdict.Breaker

@@ -622,7 +622,7 @@ func (r *run) finishResult(fin Finish, productive bool) {
 	// in the failed set for the next traversal.
 	res.Traversal.Completed = fin.Queued == fin.Failed
 	res.Traversal.Queued = fin.Queued
-	res.TraversalGaps = fin.TraversalGaps
+	res.Traversal.Gaps = fin.TraversalGaps
 	res.EmptyRunStreak = fin.EmptyRunStreak
 	if res.Breaker.Events == nil {
 		res.Breaker.Events = []verdict.BreakerEvent{}

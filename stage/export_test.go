@@ -2,6 +2,7 @@ package stage
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -314,4 +315,33 @@ func readManifest(t testing.TB, dir string) sink.Manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func TestTombstones_NotAfterATraversalWithAGapInAnEarlierRun(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 40})
+	cfg := f.config(map[string]string{"retries": "0"}, "\n[export]\ntombstones = true\n")
+	f.run(cfg, Options{})
+	f.site.Remove(3)
+	f.site.Remove(4)
+	// Two item pages fail, and the run stops before its retry pass: they
+	// are the traversal's gaps.
+	from := int64(f.site.Requests()) + 4
+	f.site.AddFault(catalogsite.Fault{Kind: catalogsite.FaultStatus, Status: 500, From: from, To: from + 2,
+		Match: func(_ int64, r *http.Request) bool { _, ok := itemID(r); return ok }})
+	rep := f.run(cfg, Options{Middleware: stopAfter(15)})
+	if rep.CoverageGaps == 0 || rep.Traversal.Gaps != rep.CoverageGaps {
+		t.Fatalf("cut run: %d gaps, traversal %+v", rep.CoverageGaps, rep.Traversal)
+	}
+	f.site.ClearFaults()
+	// The next run finishes the traversal without a gap of its own, but the
+	// traversal had some: nothing is judged removed.
+	rep = f.run(cfg, Options{})
+	if rep.Stop != verdict.StopQueueEmpty || rep.CoverageGaps != 0 || rep.Traversal.Gaps == 0 || rep.Items.Removed != 0 {
+		t.Fatalf("finishing run: %s, %d gaps, traversal %+v, removed %d", rep.Stop, rep.CoverageGaps, rep.Traversal, rep.Items.Removed)
+	}
+	// The next traversal is clean and removes them.
+	rep = f.run(cfg, Options{})
+	if !rep.Traversal.Started || rep.Traversal.Gaps != 0 || rep.Items.Removed != 2 {
+		t.Fatalf("clean traversal: traversal %+v, removed %d", rep.Traversal, rep.Items.Removed)
+	}
 }

@@ -91,7 +91,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 // config asks for it, and publishes. A publish that fails turns the stop
 // into error.
 func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
-	if cfg.Export.Tombstones && cleanTraversal(r, res) {
+	if cfg.Export.Tombstones && cleanTraversal(r) {
 		n, err := db.MarkRemoved(res.Traversal.ID, r.RunID, r.FinishedAt)
 		if err != nil {
 			return failExport(r, res, err)
@@ -114,9 +114,9 @@ func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunRe
 
 // cleanTraversal reports whether the run completed a traversal that left
 // no coverage gap in any of its runs: only then is an unseen item removed.
-func cleanTraversal(r *verdict.RunReport, res crawl.Result) bool {
+func cleanTraversal(r *verdict.RunReport) bool {
 	return r.Outcome == verdict.OutcomeSuccess && r.Stop == verdict.StopQueueEmpty &&
-		r.CoverageGaps == 0 && res.TraversalGaps == 0
+		r.CoverageGaps == 0 && r.Traversal.Gaps == 0
 }
 
 func failExport(r *verdict.RunReport, res crawl.Result, err error) error {

@@ -76,6 +76,10 @@ type Traversal struct {
 	Completed bool `json:"completed"`
 	// Queued is how many URLs wait in the queue for the next run.
 	Queued int `json:"queued"`
+	// Gaps counts coverage gaps over every run of the traversal so far,
+	// this one included: removed items are only judged after a traversal
+	// that completed without any.
+	Gaps int `json:"gaps"`
 }
 
 // Gap is one coverage gap: a URL and why it is one.
