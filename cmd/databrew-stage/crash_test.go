@@ -106,7 +106,14 @@ row_group_rows = 16
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := map[string]int{}
 	runs := 0
+	var trace []string // the runs of the current trial, logged if it fails
+	defer func() {
+		if t.Failed() {
+			t.Logf("runs of the failed trial:\n%s", strings.Join(trace, "\n"))
+		}
+	}()
 	for trial := 1; trial <= *crashTrials; trial++ {
+		trace = trace[:0]
 		if trial > 1 {
 			mutate(site, rng)
 			hist.note(site)
@@ -124,7 +131,11 @@ row_group_rows = 16
 			// The first runs of a trial are always killed.
 			how, rep := runOnce(t, bin, cfgPath, rng, attempt < 3)
 			kills[how]++
-			if how == "completed" && rep.Stop == verdict.StopQueueEmpty && rep.CoverageGaps == 0 {
+			trace = append(trace, fmt.Sprintf("%s: stop %q outcome %q gaps %d traversal %+v items %+v export %+v",
+				how, rep.Stop, rep.Outcome, rep.CoverageGaps, rep.Traversal, rep.Items, rep.Export))
+			// Done when a traversal completed without a gap in any of its
+			// runs: only then are removed items judged removed.
+			if how == "completed" && rep.Stop == verdict.StopQueueEmpty && rep.Traversal.Gaps == 0 {
 				break
 			}
 		}
@@ -178,14 +189,18 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 		t.Fatal(err)
 	}
 	paused := make(chan bool, 1)
+	logs := make(chan []string, 1)
 	go func() {
+		var lines []string
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			if strings.HasPrefix(sc.Text(), pausedMarker) {
 				paused <- true
 			}
+			lines = append(lines, sc.Text())
 		}
 		close(paused)
+		logs <- lines
 	}()
 	out := make(chan []byte, 1)
 	go func() {
@@ -207,14 +222,15 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 			how = "completed" // nothing to publish: it never reached the step
 		}
 	}
-	_ = cmd.Wait()
 	line := <-out
+	stderrLines := <-logs
+	_ = cmd.Wait()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return how, verdict.RunReport{}
 	}
 	var rep verdict.RunReport
 	if err := json.Unmarshal(line, &rep); err != nil {
-		t.Fatalf("a run that was not killed printed no verdict: %v: %q", err, line)
+		t.Fatalf("a run that was not killed printed no verdict: %v: %q; stderr:\n%s", err, line, strings.Join(stderrLines, "\n"))
 	}
 	return "completed", rep
 }
