@@ -20,15 +20,16 @@ type mapping struct {
 	mu         sync.Mutex
 	data       uintptr // bbolt's data pointer the range was found for
 	start, end uintptr
-	// statm is /proc/self/statm, kept open; baseline is the file-backed
-	// memory it reported right after the last release.
+	// statm is /proc/self/statm, kept open; baseline is the least
+	// file-backed memory it reported right after a release: the executable
+	// and other files. The least, because other goroutines may map state
+	// pages again between a release and the reading.
 	statm    *os.File
 	baseline atomic.Int64
 }
 
 // mappedNow reads how much of the state file is mapped: the process's
-// file-backed resident memory above what it was right after the last
-// release.
+// file-backed resident memory above the baseline.
 func (db *DB) mappedNow() (int64, bool) {
 	shared, ok := db.mapped.fileBacked()
 	if !ok {
@@ -110,7 +111,9 @@ func (db *DB) releaseMapped() error {
 		return fmt.Errorf("release mapped state pages: %w", errno)
 	}
 	if shared, ok := m.fileBacked(); ok {
-		m.baseline.Store(shared)
+		if b := m.baseline.Load(); b == 0 || shared < b {
+			m.baseline.Store(shared)
+		}
 	}
 	return nil
 }
