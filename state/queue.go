@@ -127,6 +127,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 				return full, err
 			}
 		}
+		// Each item's record, and the failed set.
 		full = db.commitFull((len(d.Items) + 1) * lookupBytes)
 	}
 	for c.retried < len(c.Retry) && !full {

@@ -9,9 +9,9 @@ import bolt "go.etcd.io/bbolt"
 // neighbours with every page it faults in, so without care resident memory
 // would grow with the number of items. The DB therefore keeps what is
 // mapped under a fixed budget: it estimates what its transactions may have
-// mapped, asks the kernel once the estimate passes the budget, and then
-// drops the mapped pages. They stay in the page cache and are mapped again
-// on their next access.
+// mapped, asks the kernel when the estimate says the budget may be near
+// (see overBudget), and drops the mapped pages once it is reached. They
+// stay in the page cache and are mapped again on their next access.
 //
 // A write transaction must not drop its own pages: bbolt reads every page
 // the transaction changed once more when it commits. Commit and
