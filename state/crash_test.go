@@ -139,11 +139,13 @@ func TestCrashInACommitOfManyTransactionsKeepsAPrefix(t *testing.T) {
 }
 
 // checkPrefix reopens the state written by a crash writer with n URLs a
-// batch and checks that it holds a prefix of the writer's work: the URLs
-// ever queued are the first E in order, the finished ones (with their
-// items) the first F, the rest of the E are still queued, every finished
-// URL's batch successor was queued before it finished, and everything
-// Commit acknowledged is there. It returns E and F.
+// batch and checks that it holds a prefix of the writer's work: the
+// finished URLs (with their items) are the first F; the URLs ever queued
+// are whole batches plus part of the next one (a transaction marks a
+// batch's new URLs in key order, so a crash may keep any part of them), and
+// those not finished are still queued in order; every finished URL's batch
+// successor was queued whole before it finished; and everything Commit
+// acknowledged is there. It returns how many URLs were queued and F.
 func checkPrefix(t *testing.T, dir string, n, acked int) (enqueued, finished int) {
 	t.Helper()
 	db, err := Open(dir, Options{})
@@ -181,23 +183,34 @@ func checkPrefix(t *testing.T, dir string, n, acked int) (enqueued, finished int
 		}
 	}
 	finished = len(items)
+	all := slices.Clone(items)
 	for i, q := range qs {
-		if idx := index(q.URL); idx != finished+i {
-			t.Fatalf("queue entry %d is URL %d, want %d: queued URLs must follow the finished ones", i, idx, finished+i)
+		idx := index(q.URL)
+		if idx < finished || i > 0 && idx <= index(qs[i-1].URL) {
+			t.Fatalf("queue entry %d is URL %d: queued URLs must follow the %d finished ones, in order", i, idx, finished)
 		}
+		all = append(all, idx)
 	}
-	enqueued = finished + len(qs)
+	enqueued = len(all)
+	whole := 0 // URLs of whole batches queued
+	for whole < enqueued && all[whole] == whole {
+		whole++
+	}
+	whole -= whole % n
+	if last := all[enqueued-1]; last >= whole+n {
+		t.Fatalf("URL %d is queued but only the first %d URLs form whole batches: a batch was queued before the one ahead of it", last, whole)
+	}
 	if seen != enqueued {
 		t.Fatalf("%d URLs seen, want the %d queued or finished", seen, enqueued)
 	}
 	if finished > 0 {
 		// Batch b+1 queued all its URLs before it finished batch b's.
-		if batch := (finished-1)/n + 1; enqueued < (batch+1)*n {
-			t.Fatalf("URLs of batch %d finished but only %d URLs queued: batch %d's links were lost", batch, enqueued, batch+1)
+		if batch := (finished-1)/n + 1; whole < (batch+1)*n {
+			t.Fatalf("URLs of batch %d finished but only %d URLs of whole batches queued: batch %d's links were lost", batch, whole, batch+1)
 		}
 	}
-	if enqueued < acked*n || finished < (acked-1)*n {
-		t.Fatalf("batch %d was acknowledged but only %d URLs are queued and %d finished", acked, enqueued, finished)
+	if whole < acked*n || finished < (acked-1)*n {
+		t.Fatalf("batch %d was acknowledged but only %d URLs are queued and %d finished", acked, whole, finished)
 	}
 	checkConsistent(t, db)
 	return enqueued, finished
