@@ -18,6 +18,9 @@ type Listing struct {
 	Items []Item
 	// Unusable are the cards that lack required fields (cards mode only).
 	Unusable []Unusable
+	// Dropped counts the distinct links and the cards past
+	// ListingSpec.MaxLinks that the page held but did not yield.
+	Dropped int
 }
 
 // Unusable is a listing card that could not become an Item.
@@ -43,7 +46,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 		cards = x.readCards(&l, root, base, pageURL)
 	}
 	if x.itemLinks != nil {
-		var set linkSet
+		set := linkSet{limit: x.spec.Listing.MaxLinks}
 		for _, n := range root.FindMatcher(x.itemLinks).Nodes {
 			if len(cards) > 0 && inCard(n, cards) {
 				continue
@@ -53,15 +56,17 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 			}
 		}
 		l.ItemLinks = set.list
+		l.Dropped += set.dropped
 	}
 	if x.nextPage != nil {
-		var set linkSet
+		set := linkSet{limit: x.spec.Listing.MaxLinks}
 		for _, n := range root.FindMatcher(x.nextPage).Nodes {
 			if link, ok := hrefLink(base, n); ok {
 				set.add(link)
 			}
 		}
 		l.NextPages = set.list
+		l.Dropped += set.dropped
 	}
 	return l
 }
@@ -81,6 +86,10 @@ func (x *Extractor) readCards(l *Listing, root *goquery.Selection, base, pageURL
 	defer r.release()
 	for i, n := range found.Nodes {
 		cards[n] = struct{}{}
+		if limit := x.spec.Listing.MaxLinks; limit > 0 && i >= limit {
+			l.Dropped++ // still a card: its links are not item links
+			continue
+		}
 		card := found.Eq(i)
 		cardURL := pageStr
 		if link, ok := x.cardLink(card, base); ok {
@@ -140,31 +149,38 @@ func hrefLink(base *url.URL, n *html.Node) (string, bool) {
 }
 
 // linkSet keeps links unique in insertion order, switching from a linear
-// scan to a map once it grows.
+// scan to a map once it grows. Beyond limit (when positive) it counts the
+// distinct links it drops.
 type linkSet struct {
-	list []string
-	seen map[string]struct{}
+	list    []string
+	seen    map[string]struct{}
+	limit   int
+	dropped int
 }
 
 func (s *linkSet) add(link string) {
-	if s.seen != nil {
-		if _, dup := s.seen[link]; dup {
-			return
-		}
-		s.seen[link] = struct{}{}
-	} else {
+	if s.seen == nil {
 		for _, l := range s.list {
 			if l == link {
 				return
 			}
 		}
-		if len(s.list) == 32 {
-			s.seen = make(map[string]struct{}, 64)
-			for _, l := range s.list {
-				s.seen[l] = struct{}{}
-			}
-			s.seen[link] = struct{}{}
+		if len(s.list) < 32 && (s.limit <= 0 || len(s.list) < s.limit) {
+			s.list = append(s.list, link)
+			return
 		}
+		s.seen = make(map[string]struct{}, 2*len(s.list))
+		for _, l := range s.list {
+			s.seen[l] = struct{}{}
+		}
+	}
+	if _, dup := s.seen[link]; dup {
+		return
+	}
+	s.seen[link] = struct{}{}
+	if s.limit > 0 && len(s.list) >= s.limit {
+		s.dropped++
+		return
 	}
 	s.list = append(s.list, link)
 }

@@ -123,3 +123,33 @@ func TestListingFixture(t *testing.T) {
 		t.Errorf("NextPages = %q, want %q", l.NextPages, want)
 	}
 }
+
+func TestListingMaxLinks(t *testing.T) {
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, `<div class="card"><a class="item" href="/p/%d">x</a><b>%d</b></div><a class="item" href="/o/%d">x</a><a class="item" href="/o/%d">dup</a><a class="next" href="/n/%d">n</a>`, i, i, i, i, i)
+	}
+	for _, tt := range []struct {
+		name                        string
+		spec                        ListingSpec
+		links, next, cards, dropped int
+	}{
+		{"no bound", ListingSpec{ItemLinks: "a.item", NextPage: "a.next"}, 200, 100, 0, 0},
+		{"links and next pages", ListingSpec{ItemLinks: "a.item", NextPage: "a.next", MaxLinks: 10}, 10, 10, 0, 190 + 90},
+		{"below the dedup switch", ListingSpec{ItemLinks: "a.item", MaxLinks: 3}, 3, 0, 0, 197},
+		{"cards", ListingSpec{ItemLinks: "a.item", Items: ".card", NextPage: "a.next", MaxLinks: 40}, 40, 40, 40, 60 + 60 + 60},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := Spec{Listing: tt.spec, Fields: []FieldSpec{{Name: "n", CSS: "b", Type: TypeInt64}}}
+			x := mustCompile(t, spec)
+			l := x.Listing(mustParse(t, x, b.String()), mustURL(t, "https://shop.example.com/"))
+			if len(l.ItemLinks) != tt.links || len(l.NextPages) != tt.next || len(l.Items) != tt.cards || l.Dropped != tt.dropped {
+				t.Fatalf("links %d, next %d, cards %d, dropped %d; want %d, %d, %d, %d",
+					len(l.ItemLinks), len(l.NextPages), len(l.Items), l.Dropped, tt.links, tt.next, tt.cards, tt.dropped)
+			}
+			if tt.links > 0 && tt.spec.Items == "" && l.ItemLinks[0] != "https://shop.example.com/p/0" {
+				t.Errorf("first link %s, want the first in document order", l.ItemLinks[0])
+			}
+		})
+	}
+}

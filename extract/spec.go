@@ -60,6 +60,11 @@ type ListingSpec struct {
 	// fields are then read relative to each card and item pages are not
 	// fetched.
 	Items string
+	// MaxLinks bounds what one listing page yields: at most MaxLinks item
+	// links, MaxLinks cards and MaxLinks next-page links, the first in
+	// document order; the rest are counted in Listing.Dropped. 0 means no
+	// bound.
+	MaxLinks int
 }
 
 // Spec is everything extraction needs: the listing, the item fields in
