@@ -64,6 +64,11 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Re
 		Status:   resp.StatusCode,
 		Header:   resp.Header,
 	}
+	if target, ok := r.RedirectTarget(); ok {
+		r.RedirectNotFollowed = c.notFollowed(target)
+	} else if r.Status >= 300 && r.Status < 400 && r.Status != http.StatusNotModified {
+		r.RedirectNotFollowed = c.notFollowed(nil)
+	}
 	buf, tooLarge, err := readBody(resp, c.cfg.MaxBodyBytes)
 	r.Elapsed = time.Since(start)
 	if err != nil {

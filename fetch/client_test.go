@@ -126,7 +126,7 @@ func TestRedirects(t *testing.T) {
 		}
 	})
 	inScope := func(u *url.URL) bool { return !strings.HasPrefix(u.Path, "/out") }
-	c := newTestClient(t, Config{UserAgent: "ua-test", InScope: inScope})
+	c := newTestClient(t, Config{UserAgent: "ua-test", InScope: inScope, MaxRedirects: DefaultMaxRedirects})
 
 	resp, err := c.Fetch(context.Background(), srv.URL+"/a", nil)
 	if err != nil {
@@ -140,28 +140,34 @@ func TestRedirects(t *testing.T) {
 	}
 	resp.Release()
 
-	for path, want := range map[string]string{"/leave": srv.URL + "/out/there", "/ftp": "ftp://example.com/file"} {
+	for path, want := range map[string][2]string{
+		"/leave": {srv.URL + "/out/there", "out of scope"},
+		"/ftp":   {"ftp://example.com/file", "not an http or https URL"},
+	} {
 		resp, err = c.Fetch(context.Background(), srv.URL+path, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
 		target, ok := resp.RedirectTarget()
-		if resp.Status != http.StatusFound || resp.FinalURL.Path != path || !ok || target.String() != want {
-			t.Errorf("%s: status %d final %v target %v %v, want 302 not followed to %s",
-				path, resp.Status, resp.FinalURL, target, ok, want)
+		if resp.Status != http.StatusFound || resp.FinalURL.Path != path || !ok || target.String() != want[0] || resp.RedirectNotFollowed != want[1] {
+			t.Errorf("%s: status %d final %v target %v %v (%q), want 302 not followed to %s (%s)",
+				path, resp.Status, resp.FinalURL, target, ok, resp.RedirectNotFollowed, want[0], want[1])
 		}
 		resp.Release()
 	}
 
-	noFollow := newTestClient(t, Config{MaxRedirects: -1})
-	resp, err = noFollow.Fetch(context.Background(), srv.URL+"/a", nil)
-	if err != nil {
-		t.Fatal(err)
+	// max_redirects = 0 follows none: the zero Config, and negative too.
+	for _, n := range []int{0, -1} {
+		noFollow := newTestClient(t, Config{MaxRedirects: n})
+		resp, err = noFollow.Fetch(context.Background(), srv.URL+"/a", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := resp.RedirectTarget(); resp.Status != 301 || !ok || target.Path != "/b" || resp.RedirectNotFollowed != "max_redirects = 0" {
+			t.Errorf("MaxRedirects %d: status %d target %v (%q), want the 301 itself", n, resp.Status, target, resp.RedirectNotFollowed)
+		}
+		resp.Release()
 	}
-	if target, ok := resp.RedirectTarget(); resp.Status != 301 || !ok || target.Path != "/b" {
-		t.Errorf("MaxRedirects<0: status %d target %v", resp.Status, target)
-	}
-	resp.Release()
 
 	exact := newTestClient(t, Config{MaxRedirects: 2})
 	resp, err = exact.Fetch(context.Background(), srv.URL+"/a", nil)

@@ -10,7 +10,7 @@ import (
 const (
 	DefaultTimeout         = 30 * time.Second // DefaultTimeout is Config.Timeout's default.
 	DefaultMaxBodyBytes    = 10 << 20         // DefaultMaxBodyBytes is Config.MaxBodyBytes's default.
-	DefaultMaxRedirects    = 10               // DefaultMaxRedirects is Config.MaxRedirects's default.
+	DefaultMaxRedirects    = 10               // DefaultMaxRedirects is what a crawl config follows unless it says otherwise.
 	DefaultMaxConnsPerHost = 64               // DefaultMaxConnsPerHost is Config.MaxConnsPerHost's default.
 )
 
@@ -24,8 +24,8 @@ type Config struct {
 	// MaxBodyBytes caps the bytes read from the body after gzip decoding;
 	// 0 = 10 MiB.
 	MaxBodyBytes int64
-	// MaxRedirects is the number of redirects followed; 0 = 10, negative =
-	// redirects are not followed (the 3xx response is returned).
+	// MaxRedirects is the number of redirects followed; 0 (or negative)
+	// follows none: the 3xx response is returned.
 	MaxRedirects int
 	// InScope reports whether a redirect target may be followed; nil = all.
 	InScope func(*url.URL) bool
@@ -42,9 +42,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
-	}
-	if c.MaxRedirects == 0 {
-		c.MaxRedirects = DefaultMaxRedirects
 	}
 	if c.MaxConnsPerHost <= 0 {
 		c.MaxConnsPerHost = DefaultMaxConnsPerHost

@@ -31,6 +31,10 @@ type Response struct {
 	Charset string
 	// Elapsed is the time from the start of Fetch to the end of the body.
 	Elapsed time.Duration
+	// RedirectNotFollowed says why a 3xx response was returned rather than
+	// followed: "max_redirects = 0", "out of scope", "not an http or https
+	// URL" or "no usable Location"; empty for other responses.
+	RedirectNotFollowed string
 
 	buf *bytes.Buffer
 }

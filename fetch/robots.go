@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"strings"
 	"sync"
@@ -71,7 +72,11 @@ func (r *Robots) Allowed(ctx context.Context, u *url.URL) (allowed bool, crawlDe
 	case e.group == nil:
 		return true, 0, nil
 	}
-	return e.group.Test(u.RequestURI()), e.group.CrawlDelay, nil
+	delay := e.group.CrawlDelay
+	if delay < 0 {
+		delay = math.MaxInt64 // a delay too long to represent
+	}
+	return e.group.Test(u.RequestURI()), delay, nil
 }
 
 // entry returns the cached entry for k, starting a fetch when there is none

@@ -178,3 +178,12 @@ func TestRobotsBadURL(t *testing.T) {
 		t.Error("Allowed(nil): no error")
 	}
 }
+
+func TestRobotsCrawlDelayTooLongToRepresent(t *testing.T) {
+	base, _ := robotsServer(t, 200, "User-agent: *\nCrawl-delay: 1e300\n", 0)
+	r := NewRobots(newTestClient(t, Config{}), "bot", time.Minute)
+	ok, delay, err := r.Allowed(context.Background(), at(base, "/"))
+	if err != nil || !ok || delay <= 24*time.Hour {
+		t.Fatalf("allowed %v delay %v err %v; want a delay longer than any cap", ok, delay, err)
+	}
+}
