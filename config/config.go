@@ -49,11 +49,16 @@ type Policy struct {
 	MinBodyBytes           int64
 	MaxBodyBytes           int64
 	MaxRedirects           int
-	Pause                  time.Duration
-	ProbeRequests          int
-	MaxProbes              int
-	RespectRobots          bool
-	UserAgent              string
+	// MaxLinksPerPage bounds the item links, cards and next-page links one
+	// listing page yields, each; 0 means no bound.
+	MaxLinksPerPage int
+	// MaxCrawlDelay caps a robots.txt Crawl-delay.
+	MaxCrawlDelay time.Duration
+	Pause         time.Duration
+	ProbeRequests int
+	MaxProbes     int
+	RespectRobots bool
+	UserAgent     string
 }
 
 // Thresholds returns the stop-rule thresholds of the policy.

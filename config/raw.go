@@ -34,6 +34,8 @@ type rawPolicy struct {
 	MinBodyBytes           any     `toml:"min_body_bytes"`
 	MaxBodyBytes           any     `toml:"max_body_bytes"`
 	MaxRedirects           int     `toml:"max_redirects"`
+	MaxLinksPerPage        int     `toml:"max_links_per_page"`
+	MaxCrawlDelay          string  `toml:"max_crawl_delay"`
 	Pause                  string  `toml:"pause"`
 	ProbeRequests          int     `toml:"probe_requests"`
 	MaxProbes              int     `toml:"max_probes"`
@@ -100,6 +102,8 @@ func defaults() rawConfig {
 			MinBodyBytes:           int64(512),
 			MaxBodyBytes:           "10MiB",
 			MaxRedirects:           10,
+			MaxLinksPerPage:        10_000,
+			MaxCrawlDelay:          "30s",
 			Pause:                  "5m",
 			ProbeRequests:          20,
 			MaxProbes:              3,

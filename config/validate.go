@@ -12,6 +12,7 @@ import (
 	"github.com/andybalholm/cascadia"
 	"github.com/dustin/go-humanize"
 
+	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/internal/buildinfo"
 )
@@ -42,11 +43,10 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.AllowedDomains = v.domains(raw.AllowedDomains, cfg.StartURLs)
 	cfg.Storage = v.path("storage", raw.Storage, defaultStorageRoot, raw.Name)
 	cfg.Output = v.path("output", raw.Output, defaultOutputRoot, raw.Name)
-	if cfg.Storage != "" && cfg.Storage == cfg.Output {
-		v.errorf("output", "must differ from storage (%s)", raw.Storage)
-	}
+	v.separate(cfg.Storage, cfg.Output)
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Extract = v.extract(raw)
+	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)
 	cfg.Export = v.export(raw.Export)
 	cfg.Notify = Notify{Command: raw.Notify.Command, Timeout: v.duration("notify.timeout", raw.Notify.Timeout, time.Second)}
@@ -68,6 +68,8 @@ func (v *validator) startURLs(in []string) []string {
 			v.errorf("start_urls", "entry %d: %q is not an http or https URL", i+1, s)
 		case u.Host == "":
 			v.errorf("start_urls", "entry %d: %q has no host", i+1, s)
+		case len(u.String()) > crawl.MaxURLBytes:
+			v.errorf("start_urls", "entry %d is %d bytes long; a URL may have at most %d", i+1, len(u.String()), crawl.MaxURLBytes)
 		default:
 			out = append(out, u.String())
 		}
@@ -114,6 +116,36 @@ func (v *validator) path(key, p, root, name string) string {
 		p = filepath.Join(dir, p)
 	}
 	return filepath.Clean(p)
+}
+
+// separate checks that storage and output are folders of their own: not
+// a file system root, and neither inside the other, so the state never
+// lands in the export (which readers glob and pipelines copy) and the
+// export never lands among the state's files.
+func (v *validator) separate(storage, output string) {
+	if storage == "" || output == "" {
+		return
+	}
+	for _, p := range []struct{ key, path string }{{"storage", storage}, {"output", output}} {
+		if filepath.Dir(p.path) == p.path {
+			v.errorf(p.key, "%s is a file system root: give the config a folder of its own", p.path)
+			return
+		}
+	}
+	switch {
+	case storage == output:
+		v.errorf("output", "must differ from storage (%s)", storage)
+	case within(output, storage):
+		v.errorf("output", "%s is inside storage (%s): keep the export out of the state's folder", output, storage)
+	case within(storage, output):
+		v.errorf("storage", "%s is inside output (%s): the state would be published with the export", storage, output)
+	}
+}
+
+// within reports whether path lies inside dir; both are clean and absolute.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (v *validator) duration(key, s string, minimum time.Duration) time.Duration {
@@ -177,6 +209,8 @@ func (v *validator) policy(r rawPolicy) Policy {
 		MinBodyBytes:           v.size("policy.min_body_bytes", r.MinBodyBytes),
 		MaxBodyBytes:           v.size("policy.max_body_bytes", r.MaxBodyBytes),
 		MaxRedirects:           v.intRange("policy.max_redirects", r.MaxRedirects, 0, 100),
+		MaxLinksPerPage:        v.intRange("policy.max_links_per_page", r.MaxLinksPerPage, 0, 1_000_000),
+		MaxCrawlDelay:          v.duration("policy.max_crawl_delay", r.MaxCrawlDelay, 0),
 		Pause:                  v.duration("policy.pause", r.Pause, 0),
 		ProbeRequests:          v.intRange("policy.probe_requests", r.ProbeRequests, 1, 1_000_000),
 		MaxProbes:              v.intRange("policy.max_probes", r.MaxProbes, 1, 1_000),

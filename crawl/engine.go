@@ -28,8 +28,10 @@ type Settings struct {
 	Backoff        time.Duration
 	MaxBackoff     time.Duration
 	RetryPassDelay time.Duration
-	MinBodyBytes   int64
-	Thresholds     verdict.Thresholds
+	// MaxCrawlDelay caps the Crawl-delay a robots.txt asks for.
+	MaxCrawlDelay time.Duration
+	MinBodyBytes  int64
+	Thresholds    verdict.Thresholds
 	// Breaker configures pause-and-probe; a zero Pause stops at a trip.
 	Breaker verdict.BreakerPolicy
 	Block   BlockRules
@@ -76,6 +78,9 @@ type Engine struct {
 	hdrMu  sync.Mutex
 	hdr    http.Header
 	hdrGen int
+
+	// delayWarned holds the hosts whose Crawl-delay was capped.
+	delayWarned sync.Map
 }
 
 // New checks the settings and returns an engine ready to Run once.

@@ -14,6 +14,7 @@ type judgment struct {
 	class      verdict.Class
 	reason     string
 	gap        bool          // an unusable page: a coverage gap, though neutral
+	gone       bool          // 404 or 410: the site says the URL is gone
 	retryAfter time.Duration // the site asked to wait this long
 	blocked    string        // the run must stop as blocked
 	auth       bool          // 401 with a refresh hook to try
@@ -50,12 +51,23 @@ func (e *Engine) judge(resp *Response, err error) judgment {
 		}
 		return judgment{class: verdict.ClassOK}
 	case s == http.StatusNotModified:
-		return judgment{class: verdict.ClassOK}
+		// The run sends no conditional request, so it has no copy of the
+		// page to reuse: the answer says nothing about the URL's content.
+		return judgment{class: verdict.ClassNeutral, reason: "HTTP 304 Not Modified to a request that was not conditional"}
 	case s >= 300 && s < 400:
-		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d redirect to %q not followed (out of scope)", s, resp.Header.Get("Location"))}
+		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d redirect to %q not followed (%s)", s, resp.Header.Get("Location"), resp.RedirectNotFollowed)}
 	case s == http.StatusForbidden, s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500:
 		return judgment{class: verdict.ClassFailure, reason: fmt.Sprintf("HTTP %d", s), retryAfter: resp.retryAfter(e.d.Clock.Now())}
 	default:
-		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d", s)}
+		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d", s), gone: s == http.StatusNotFound || s == http.StatusGone}
 	}
+}
+
+// leavesGap reports whether a neutral result leaves a hole in what the
+// traversal saw of the site, so that items it did not see cannot be judged
+// removed: every page that yields nothing usable does, whatever its status,
+// except an item page the site says is gone (404, 410) — the one answer
+// that is evidence of a removal.
+func leavesGap(e Entry, j judgment) bool {
+	return j.class == verdict.ClassNeutral && !(e.Kind == KindItem && j.gone)
 }

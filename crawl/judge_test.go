@@ -21,34 +21,51 @@ func TestJudge(t *testing.T) {
 		}
 		return &Response{URL: "http://h/x", Status: status, Body: body, HTML: true, Header: h}
 	}
+	redirect := func(status int, location, why string) *Response {
+		r := resp(status, nil, "Location", location)
+		r.RedirectNotFollowed = why
+		return r
+	}
+	// itemGap: whether the result of an item page is a coverage gap; the
+	// result of a listing page is one whenever it is neutral (failures are
+	// counted as gaps through the failed set).
 	cases := []struct {
-		name   string
-		resp   *Response
-		err    error
-		class  verdict.Class
-		reason string
+		name    string
+		resp    *Response
+		err     error
+		class   verdict.Class
+		reason  string
+		itemGap bool
 	}{
-		{"a usable page is ok", resp(200, page), nil, verdict.ClassOK, ""},
-		{"304 is ok", resp(304, nil), nil, verdict.ClassOK, ""},
-		{"200 with a 200-byte stub is a failure", resp(200, stub), nil, verdict.ClassFailure, "200-byte body"},
-		{"404 is neutral", resp(404, page), nil, verdict.ClassNeutral, "HTTP 404"},
-		{"410 is neutral", resp(410, page), nil, verdict.ClassNeutral, "HTTP 410"},
-		{"400 is neutral", resp(400, page), nil, verdict.ClassNeutral, "HTTP 400"},
-		{"403 is a failure", resp(403, page), nil, verdict.ClassFailure, "HTTP 403"},
-		{"408 is a failure", resp(408, page), nil, verdict.ClassFailure, "HTTP 408"},
-		{"429 is a failure", resp(429, page), nil, verdict.ClassFailure, "HTTP 429"},
-		{"500 is a failure", resp(500, page), nil, verdict.ClassFailure, "HTTP 500"},
-		{"503 is a failure", resp(503, page), nil, verdict.ClassFailure, "HTTP 503"},
-		{"a redirect out of scope is neutral", resp(302, nil, "Location", "http://elsewhere/"), nil, verdict.ClassNeutral, "not followed"},
-		{"a timeout is a failure", nil, &FetchError{Class: verdict.ClassFailure, Reason: "timeout"}, verdict.ClassFailure, "timeout"},
-		{"an over-size body is neutral", nil, &FetchError{Class: verdict.ClassNeutral, Reason: "body over max_body_bytes"}, verdict.ClassNeutral, "max_body_bytes"},
-		{"an unknown error is a failure", nil, errors.New("boom"), verdict.ClassFailure, "boom"},
+		{"a usable page is ok", resp(200, page), nil, verdict.ClassOK, "", false},
+		{"an unasked-for 304 is neutral and unusable", resp(304, nil), nil, verdict.ClassNeutral, "304", true},
+		{"200 with a 200-byte stub is a failure", resp(200, stub), nil, verdict.ClassFailure, "200-byte body", false},
+		{"404 is neutral: the item is gone", resp(404, page), nil, verdict.ClassNeutral, "HTTP 404", false},
+		{"410 is neutral: the item is gone", resp(410, page), nil, verdict.ClassNeutral, "HTTP 410", false},
+		{"400 is neutral, and no evidence of a removal", resp(400, page), nil, verdict.ClassNeutral, "HTTP 400", true},
+		{"403 is a failure", resp(403, page), nil, verdict.ClassFailure, "HTTP 403", false},
+		{"408 is a failure", resp(408, page), nil, verdict.ClassFailure, "HTTP 408", false},
+		{"429 is a failure", resp(429, page), nil, verdict.ClassFailure, "HTTP 429", false},
+		{"500 is a failure", resp(500, page), nil, verdict.ClassFailure, "HTTP 500", false},
+		{"503 is a failure", resp(503, page), nil, verdict.ClassFailure, "HTTP 503", false},
+		{"a redirect not followed is neutral and unusable", redirect(302, "http://elsewhere/", "out of scope"), nil, verdict.ClassNeutral, "not followed (out of scope)", true},
+		{"a timeout is a failure", nil, &FetchError{Class: verdict.ClassFailure, Reason: "timeout"}, verdict.ClassFailure, "timeout", false},
+		{"an over-size body is neutral and unusable", nil, &FetchError{Class: verdict.ClassNeutral, Reason: "body over max_body_bytes"}, verdict.ClassNeutral, "max_body_bytes", true},
+		{"a redirect loop is neutral and unusable", nil, &FetchError{Class: verdict.ClassNeutral, Reason: "too many redirects"}, verdict.ClassNeutral, "redirects", true},
+		{"an unknown error is a failure", nil, errors.New("boom"), verdict.ClassFailure, "boom", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			j := e.judge(c.resp, c.err)
 			if j.class != c.class || !strings.Contains(j.reason, c.reason) {
 				t.Fatalf("judge = %s %q, want %s containing %q", j.class, j.reason, c.class, c.reason)
+			}
+			item, listing := Entry{URL: "http://h/x", Kind: KindItem}, Entry{URL: "http://h/x", Kind: KindListing}
+			if got := j.gap || leavesGap(item, j); got != c.itemGap {
+				t.Errorf("an item page's gap = %v, want %v", got, c.itemGap)
+			}
+			if got, want := j.gap || leavesGap(listing, j), c.class == verdict.ClassNeutral; got != want {
+				t.Errorf("a listing page's gap = %v, want %v", got, want)
 			}
 		})
 	}

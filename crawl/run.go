@@ -294,7 +294,7 @@ func (r *run) handle(c completion) {
 	if c.gap {
 		r.gap(verdict.Gap{URL: c.q.URL, Reason: c.reason})
 	}
-	for _, g := range c.cardGaps {
+	for _, g := range c.pageGaps {
 		r.gap(g)
 	}
 	r.res.Facts.FetchedStartURL = r.res.Facts.FetchedStartURL || c.fetchedStart

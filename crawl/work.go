@@ -25,9 +25,11 @@ type completion struct {
 	requests, retries int
 	robotsExcluded    bool
 
-	links        []Entry
-	items        []ItemVersion
-	cardGaps     []verdict.Gap
+	links []Entry
+	items []ItemVersion
+	// pageGaps are further gaps the page found: unusable cards, links
+	// and keys too long to keep.
+	pageGaps     []verdict.Gap
 	fetchedStart bool
 	yielded      bool
 }
@@ -57,6 +59,10 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		// Queued by an earlier run whose config allowed more domains.
 		c.class, c.reason = verdict.ClassNeutral, "outside allowed_domains"
 		return c
+	case len(q.URL) > MaxURLBytes:
+		// Queued by an earlier version that kept any length.
+		c.class, c.gap, c.reason = verdict.ClassNeutral, true, tooLong("URL", len(q.URL), MaxURLBytes)
+		return c
 	}
 	if e.d.Robots != nil {
 		allowed, delay, _ := e.d.Robots.Allowed(ctx, u)
@@ -64,11 +70,12 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			return c
 		}
 		if delay > 0 && e.d.Pacer != nil {
-			e.d.Pacer.SetHostDelay(u.Host, delay)
+			e.d.Pacer.SetHostDelay(u.Host, e.crawlDelay(u.Host, delay))
 		}
 		if !allowed {
+			// Not evidence of a removal: the crawl may not look.
 			c.class, c.robotsExcluded, c.reason = verdict.ClassNeutral, true, "excluded by robots.txt"
-			c.gap = q.Start
+			c.gap = true
 			return c
 		}
 	}
@@ -124,16 +131,11 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			}
 			continue
 		}
-		c.class, c.reason, c.gap = j.class, j.reason, j.gap
-		if j.class == verdict.ClassOK && resp != nil && len(resp.Body) > 0 {
+		c.class, c.reason, c.gap = j.class, j.reason, j.gap || leavesGap(q.Entry, j)
+		if j.class == verdict.ClassOK && resp != nil {
 			r.page(q, resp, &c)
 		}
 		resp.release()
-		if c.class == verdict.ClassNeutral && q.Start {
-			// A start URL the site has no page for is a broken traversal,
-			// not the normal life of a catalog.
-			c.gap = true
-		}
 		return c
 	}
 }
@@ -149,17 +151,27 @@ func (r *run) middleware(resp *Response) string {
 
 // backoff is the wait before retry attempt+1: exponential from Backoff with
 // up to a quarter of jitter, at least what Retry-After asked, at most
-// MaxBackoff.
+// MaxBackoff — so a MaxBackoff of 0 retries at once, whatever the site
+// asks.
 func (e *Engine) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	d := e.s.Backoff << attempt
+	d := e.s.Backoff << min(attempt, 32)
 	if d > 0 {
 		d += time.Duration(rand.Int64N(int64(d)/4 + 1))
 	}
-	d = max(d, retryAfter)
-	if e.s.MaxBackoff > 0 {
-		d = min(d, e.s.MaxBackoff)
+	return min(max(d, retryAfter), e.s.MaxBackoff)
+}
+
+// crawlDelay caps a host's robots.txt Crawl-delay at MaxCrawlDelay, and
+// says so once per host when the site asks for more.
+func (e *Engine) crawlDelay(host string, asked time.Duration) time.Duration {
+	if asked <= e.s.MaxCrawlDelay {
+		return asked
 	}
-	return d
+	if _, warned := e.delayWarned.LoadOrStore(host, true); !warned {
+		e.log.Warn(fmt.Sprintf("robots.txt of %s asks for a Crawl-delay of %s; waiting max_crawl_delay (%s) instead", host, asked, e.s.MaxCrawlDelay),
+			"host", host)
+	}
+	return e.s.MaxCrawlDelay
 }
 
 // refresh calls the refresh hook once per header generation: concurrent

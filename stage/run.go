@@ -156,7 +156,9 @@ func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.D
 	if p.RespectRobots {
 		deps.Robots = fetch.NewRobots(client, p.UserAgent, p.Timeout)
 	}
-	if p.Delay > 0 {
+	if p.Delay > 0 || p.RespectRobots {
+		// Spacing per host: the configured delay, or a robots.txt
+		// Crawl-delay up to max_crawl_delay.
 		deps.Pacer = fetch.NewPoliteness(p.Delay)
 	}
 	maxRequests := p.MaxRequests
@@ -166,7 +168,7 @@ func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.D
 	eng, err := crawl.New(crawl.Settings{
 		RunID: runID, StartURLs: cfg.StartURLs, AllowedDomains: cfg.AllowedDomains,
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
-		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay,
+		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
 		MinBodyBytes: p.MinBodyBytes, Thresholds: p.Thresholds(),
 		Breaker: verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
 		Block:   crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
