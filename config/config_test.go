@@ -67,6 +67,9 @@ title = { css = "h1" }
 	if cfg.Policy.RetryPassDelay != 30*time.Second || cfg.Policy.Backoff != 500*time.Millisecond || cfg.Policy.MaxRedirects != 10 {
 		t.Fatalf("retry defaults: %+v", cfg.Policy)
 	}
+	if cfg.Policy.MaxLinksPerPage != 10_000 || cfg.Extract.Listing.MaxLinks != 10_000 || cfg.Policy.MaxCrawlDelay != 30*time.Second {
+		t.Fatalf("hostile-input defaults: %+v, listing %+v", cfg.Policy, cfg.Extract.Listing)
+	}
 }
 
 const good = `name = "books"
@@ -108,6 +111,12 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"bad export format", good + "[export]\nformat = \"csv\"\n", 10, "export.format", `"csv"`},
 		{"bad block status", good + "[block]\nstatuses = [200]\n", 10, "block.statuses", "not an HTTP error status"},
 		{"syntax error", good + "\n[policy\n", 10, "", ""},
+		{"output at a file system root", `output = "/"` + "\n" + good, 1, "output", "file system root"},
+		{"output inside storage", "storage = \"st\"\noutput = \"st/out\"\n" + good, 2, "output", "inside storage"},
+		{"storage inside output", "storage = \"out/st\"\noutput = \"out\"\n" + good, 1, "storage", "inside output"},
+		{"a start URL over the URL limit", strings.Replace(good, "http://127.0.0.1:1", "http://127.0.0.1:1/"+strings.Repeat("x", 9000), 1), 2, "start_urls", "at most 8192"},
+		{"negative max_crawl_delay", strings.Replace(good, "concurrency = 4", `max_crawl_delay = "-1s"`, 1), 4, "policy.max_crawl_delay", "must not be negative"},
+		{"max_links_per_page below zero", strings.Replace(good, "concurrency = 4", `max_links_per_page = -1`, 1), 4, "policy.max_links_per_page", "between 0 and"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
