@@ -89,9 +89,33 @@ func (b *Batch) Empty() bool { return len(b.Enqueue) == 0 && len(b.Done) == 0 &&
 // Committed counts the item changes a batch stored.
 type Committed struct {
 	New, Changed, Unchanged int
+	// DuplicateKeys counts items not stored because another page holds
+	// their key; FirstDuplicate is the first of them.
+	DuplicateKeys  int
+	FirstDuplicate *DuplicateKey
 }
 
-// Add sums two counts.
+// DuplicateKey is an item key a second page yielded.
+type DuplicateKey struct {
+	Key string
+	// HeldBy is the page whose values the item keeps; AlsoAt the other.
+	HeldBy, AlsoAt string
+}
+
+// Duplicate counts an item not stored because the page heldBy holds its key.
+func (c *Committed) Duplicate(key, heldBy, alsoAt string) {
+	c.DuplicateKeys++
+	if c.FirstDuplicate == nil {
+		c.FirstDuplicate = &DuplicateKey{Key: key, HeldBy: heldBy, AlsoAt: alsoAt}
+	}
+}
+
+// Add sums two counts, keeping the first duplicate.
 func (c Committed) Add(o Committed) Committed {
-	return Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged}
+	sum := Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged,
+		DuplicateKeys: c.DuplicateKeys + o.DuplicateKeys, FirstDuplicate: c.FirstDuplicate}
+	if sum.FirstDuplicate == nil {
+		sum.FirstDuplicate = o.FirstDuplicate
+	}
+	return sum
 }

@@ -57,6 +57,7 @@ type run struct {
 
 	res        Result
 	items      Committed
+	dupWarned  bool
 	failed     map[string]string // URL → reason of URLs failed in this run and not fetched since
 	unusable   int
 	gapSamples []verdict.Gap
@@ -538,6 +539,11 @@ func (r *run) committed(res committed) {
 		return
 	}
 	r.items = r.items.Add(res.counts)
+	if d := res.counts.FirstDuplicate; d != nil && !r.dupWarned {
+		r.dupWarned = true
+		r.e.log.Warn(fmt.Sprintf("item key %q is yielded by %s and by %s: the item keeps the values of the first; items.duplicate_keys counts every page like the second",
+			shortURL(d.Key), d.HeldBy, d.AlsoAt), "key", shortURL(d.Key), "held_by", d.HeldBy, "also_at", d.AlsoAt)
+	}
 	for _, d := range res.batch.Done {
 		delete(r.claimed, d.Seq)
 	}
@@ -606,7 +612,7 @@ func (r *run) stop(s verdict.Stop, detail string) {
 // finishResult fills in the facts and counts once the run has ended.
 func (r *run) finishResult(fin Finish, productive bool) {
 	res := &r.res
-	res.Items = verdict.ItemCounts{New: r.items.New, Changed: r.items.Changed, Unchanged: r.items.Unchanged}
+	res.Items = verdict.ItemCounts{New: r.items.New, Changed: r.items.Changed, Unchanged: r.items.Unchanged, DuplicateKeys: r.items.DuplicateKeys}
 	// URLs that failed and were not fetched successfully since are gaps,
 	// whether they wait in the failed set or, when a stop cut the retry
 	// pass short, in the queue.

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,5 +222,50 @@ func TestHostile_CrawlDelayIsHonouredUpToMaxCrawlDelay(t *testing.T) {
 				t.Fatalf("WARN about the capped delay = %v, want %v:\n%s", warned, tt.warn, logs.String())
 			}
 		})
+	}
+}
+
+func TestHostile_TwoPagesWithOneKeyDoNotChurn(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 20})
+	// Item 7's page shows item 3's UPC at another price; which of the two
+	// finishes last alternates from run to run.
+	var slow atomic.Value
+	slow.Store("")
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.URL.Path == slow.Load().(string) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if r.URL.Path != "/catalogue/item-7.html" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		r3 := r.Clone(r.Context())
+		r3.URL.Path = "/catalogue/item-3.html"
+		body := httptestRecorder(next, r3)
+		body = regexp.MustCompile(`£[0-9.]+`).ReplaceAllString(body, "£999.99")
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(body))
+	})
+	var logs bytes.Buffer
+	cfg := f.config(nil, "\n[export]\ntombstones = true\n")
+	for run, last := range []string{"/catalogue/item-3.html", "/catalogue/item-7.html", "/catalogue/item-3.html", "/catalogue/item-7.html"} {
+		slow.Store(last)
+		logs.Reset()
+		rep := f.run(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if rep.Items.DuplicateKeys != 1 || !strings.Contains(logs.String(), "/catalogue/item-7.html") || !strings.Contains(logs.String(), "/catalogue/item-3.html") {
+			t.Fatalf("run %d: duplicate_keys %d; want 1 and a WARN naming both pages:\n%s", run+1, rep.Items.DuplicateKeys, logs.String())
+		}
+		if run == 0 {
+			if rep.Items.New != 19 {
+				t.Fatalf("run 1 stored %d items, want 19", rep.Items.New)
+			}
+			continue
+		}
+		if rep.Productive || rep.Items.Changed != 0 || rep.Items.Removed != 0 || rep.Export.Published {
+			t.Fatalf("run %d: productive %v, %+v, export %+v: the key must not change hands", run+1, rep.Productive, rep.Items, rep.Export)
+		}
+	}
+	if got := strings.Count(logs.String(), "is yielded by"); got != 1 {
+		t.Fatalf("%d WARNs about the duplicate in one run, want 1", got)
 	}
 }

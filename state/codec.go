@@ -1,9 +1,11 @@
 package state
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,8 +32,8 @@ func decodeEntry(v []byte) (crawl.Entry, error) {
 }
 
 // itemRecord is what the items bucket keeps per key: enough to detect a
-// change, to know which traversal last saw the item, and where its pending
-// version is.
+// change, to know which traversal last saw the item, where its pending
+// version is, and which page holds the key.
 type itemRecord struct {
 	hash      [16]byte
 	traversal uint64
@@ -39,17 +41,37 @@ type itemRecord struct {
 	// version log, 0 when none is pending.
 	pending uint64
 	flags   byte
-	url     string
+	// key is the item's key when the bucket holds it by hash (itemFullKey).
+	key string
+	// challenger is another page that yielded the key, and chTraversal the
+	// last traversal it did (itemChallenger; see itemWriter.put).
+	challenger  string
+	chTraversal uint64
+	// url is the page that holds the key: its values are the item's.
+	url string
 }
 
 const itemRecordHeader = 16 + 8 + 8 + 1
 
+// An item record is the header — hash, traversal, pending, flags — then,
+// when the flags say so, the full key and the challenger as
+// length-prefixed strings (the challenger after its traversal), then the
+// URL.
 func (r itemRecord) encode() []byte {
-	b := make([]byte, itemRecordHeader, itemRecordHeader+len(r.url))
+	b := make([]byte, itemRecordHeader, itemRecordHeader+len(r.key)+len(r.challenger)+len(r.url)+24)
 	copy(b, r.hash[:])
 	binary.BigEndian.PutUint64(b[16:], r.traversal)
 	binary.BigEndian.PutUint64(b[24:], r.pending)
 	b[32] = r.flags
+	if r.flags&itemFullKey != 0 {
+		b = binary.AppendUvarint(b, uint64(len(r.key)))
+		b = append(b, r.key...)
+	}
+	if r.flags&itemChallenger != 0 {
+		b = binary.BigEndian.AppendUint64(b, r.chTraversal)
+		b = binary.AppendUvarint(b, uint64(len(r.challenger)))
+		b = append(b, r.challenger...)
+	}
 	return append(b, r.url...)
 }
 
@@ -62,8 +84,49 @@ func decodeItemRecord(v []byte) (itemRecord, error) {
 	r.traversal = binary.BigEndian.Uint64(v[16:])
 	r.pending = binary.BigEndian.Uint64(v[24:])
 	r.flags = v[32]
-	r.url = string(v[itemRecordHeader:])
+	b := v[itemRecordHeader:]
+	var ok bool
+	if r.flags&itemFullKey != 0 {
+		if r.key, b, ok = cutString(b); !ok {
+			return itemRecord{}, errors.New("item record's key is truncated")
+		}
+	}
+	if r.flags&itemChallenger != 0 {
+		if len(b) < 8 {
+			return itemRecord{}, errors.New("item record's challenger is truncated")
+		}
+		r.chTraversal = binary.BigEndian.Uint64(b)
+		if r.challenger, b, ok = cutString(b[8:]); !ok {
+			return itemRecord{}, errors.New("item record's challenger is truncated")
+		}
+	}
+	r.url = string(b)
 	return r, nil
+}
+
+// cutString reads a length-prefixed string off the front of b.
+func cutString(b []byte) (string, []byte, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || uint64(len(b)-k) < n {
+		return "", nil, false
+	}
+	return string(b[k : k+int(n)]), b[k+int(n):], true
+}
+
+// The items and failed buckets hold a key (an item key, a URL) as itself
+// when it is short, and by its SHA-256 behind a zero byte otherwise: bbolt
+// refuses keys over 32 KiB, and long keys make every page of the tree hold
+// fewer. No key held as itself starts with a zero byte or is empty, so the
+// two forms never meet.
+const maxPlainKey = 512
+
+// storedKey is the bucket key for k, and whether it is a hash.
+func storedKey(k string) ([]byte, bool) {
+	if k != "" && len(k) <= maxPlainKey && k[0] != 0 {
+		return []byte(k), false
+	}
+	sum := sha256.Sum256([]byte(k))
+	return append([]byte{0}, sum[:]...), true
 }
 
 // Version log records: change byte, fetched-at nanoseconds, then the key,
@@ -92,12 +155,10 @@ func decodeVersion(seq uint64, b []byte) (Version, error) {
 	v.FetchedAt = time.Unix(0, int64(binary.BigEndian.Uint64(b[1:]))).UTC()
 	b = b[9:]
 	for _, dst := range []*string{&v.Key, &v.URL, &v.Hash, &v.RunID} {
-		n, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < n {
+		var ok bool
+		if *dst, b, ok = cutString(b); !ok {
 			return v, fmt.Errorf("version %d is truncated", seq)
 		}
-		*dst = string(b[k : k+int(n)])
-		b = b[k+int(n):]
 	}
 	v.Values = append(json.RawMessage(nil), b...)
 	return v, nil

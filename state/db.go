@@ -27,7 +27,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 3
+const formatVersion = 4
 
 var (
 	bucketMeta     = []byte("meta")
@@ -158,6 +158,10 @@ func (db *DB) init() error {
 			if err := migrateSeen(tx, getUint(meta, keyTraversal)); err != nil {
 				return fmt.Errorf("convert state format 2: %w", err)
 			}
+			return putUint(meta, keyFormat, formatVersion)
+		case 3:
+			// Format 4 adds long keys held by hash and the challenger of an
+			// item record, both behind flags a format 3 record lacks.
 			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)

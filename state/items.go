@@ -25,6 +25,11 @@ const (
 	// reached an export before the removal: if it comes back unchanged
 	// while the removal is still pending, the removal is simply dropped.
 	itemHashPublished
+	// itemFullKey marks a record held by its key's hash: it carries the key.
+	itemFullKey
+	// itemChallenger marks a record that names another page yielding its
+	// key.
+	itemChallenger
 )
 
 // Version is an item version waiting for export: the latest new or changed
@@ -75,14 +80,18 @@ func (w itemWriter) settle(rec *itemRecord) {
 }
 
 // put stores one item version: a new key or a changed hash is stored and
-// becomes pending; an unchanged one only records that this traversal saw it.
+// becomes pending; an unchanged one only records that this traversal saw
+// it; one whose key another page holds is a duplicate (see holds).
 func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	hash, err := hashBytes(v.Hash)
 	if err != nil {
 		return fmt.Errorf("item %q: %w", v.Key, err)
 	}
-	key := []byte(v.Key)
+	key, hashed := storedKey(v.Key)
 	rec := itemRecord{hash: hash, traversal: w.traversal, url: v.URL}
+	if hashed {
+		rec.flags, rec.key = itemFullKey, v.Key
+	}
 	change := ChangeNew
 	if old := w.items.Get(key); old != nil {
 		prev, err := decodeItemRecord(old)
@@ -90,7 +99,21 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			return fmt.Errorf("item %q: %w", v.Key, err)
 		}
 		w.settle(&prev)
-		rec.flags, rec.pending = prev.flags&^(itemRemoved|itemHashPublished), prev.pending
+		if !w.holds(&prev, v.URL, hash) {
+			counts.Duplicate(v.Key, prev.url, v.URL)
+			if prev.challenger == v.URL && prev.chTraversal == w.traversal {
+				return nil
+			}
+			prev.flags |= itemChallenger
+			prev.challenger, prev.chTraversal = v.URL, w.traversal
+			return w.items.Put(key, prev.encode())
+		}
+		rec.flags |= prev.flags &^ (itemRemoved | itemHashPublished | itemChallenger)
+		rec.pending = prev.pending
+		if prev.url == v.URL && prev.flags&itemChallenger != 0 {
+			rec.flags |= itemChallenger
+			rec.challenger, rec.chTraversal = prev.challenger, prev.chTraversal
+		}
 		if prev.hash == hash && prev.flags&itemHashPublished != 0 && prev.pending != 0 {
 			// Back, unchanged, before its removal reached an export: readers
 			// still hold these values, so the removal is dropped.
@@ -106,7 +129,7 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 		}
 		if prev.hash == hash && prev.flags&itemRemoved == 0 {
 			counts.Unchanged++
-			if prev.traversal == w.traversal {
+			if prev.traversal == w.traversal && prev.url == v.URL {
 				return nil
 			}
 			return w.items.Put(key, rec.encode())
@@ -124,6 +147,26 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	}
 	ver := Version{Key: v.Key, URL: v.URL, Hash: v.Hash, Change: change, FetchedAt: v.FetchedAt.UTC(), RunID: v.RunID, Values: values}
 	return w.putPending(key, &rec, &ver)
+}
+
+// holds reports whether the page at url may write the item whose record is
+// prev. The page that holds a key keeps it: a second page yielding the same
+// key in a traversal is a duplicate, counted and not stored, so the key does
+// not change hands (and get exported again) with the order pages are
+// fetched in; the holding page's first values in a traversal win too. The
+// other page takes the key over when the item was removed, or when the
+// holder missed a whole traversal in which that page yielded the key.
+func (w itemWriter) holds(prev *itemRecord, url string, hash [16]byte) bool {
+	switch {
+	case prev.url == url:
+		return prev.traversal != w.traversal || prev.hash == hash
+	case prev.traversal == w.traversal:
+		return false
+	case prev.flags&itemRemoved != 0:
+		return true
+	}
+	return prev.flags&itemChallenger != 0 && prev.challenger == url &&
+		prev.chTraversal+1 == w.traversal && prev.traversal+1 < w.traversal
 }
 
 // putPending makes ver the item's pending version, dropping the one it

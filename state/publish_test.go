@@ -42,7 +42,9 @@ func TestPublishTakesWhatWasPendingAndNothingLater(t *testing.T) {
 	if err := db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq}); err != nil {
 		t.Fatal(err)
 	}
-	// A version stored after the publish began stays pending.
+	// A version stored after the publish began (in the next traversal)
+	// stays pending.
+	db.Begin(nil)
 	store(t, db, version("b", hash(2)))
 	if got, _ := db.Publishing(); len(got) != 1 || got[0].RunID != "r1" {
 		t.Fatalf("publishing = %+v", got)

@@ -152,10 +152,11 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if err := queue.Delete(seqKey(d.Seq)); err != nil {
 			return full, err
 		}
+		failedKey, _ := storedKey(d.URL)
 		if d.Failed {
-			err = failed.Put([]byte(d.URL), encodeEntry(d.Entry))
+			err = failed.Put(failedKey, encodeEntry(d.Entry))
 		} else {
-			err = failed.Delete([]byte(d.URL))
+			err = failed.Delete(failedKey)
 		}
 		if err != nil {
 			return full, err
@@ -172,7 +173,8 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		q := c.Retry[c.retried]
 		c.retried++
 		full = db.commitFull(lookupBytes)
-		if err := failed.Delete([]byte(q.URL)); err != nil {
+		failedKey, _ := storedKey(q.URL)
+		if err := failed.Delete(failedKey); err != nil {
 			return full, err
 		}
 		if err := queue.Put(seqKey(q.Seq), encodeEntry(q.Entry)); err != nil {

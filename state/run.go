@@ -1,7 +1,9 @@
 package state
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -66,16 +68,25 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
 	seen := tx.Bucket(bucketSeen)
+	var keys [][]byte // marked seen in key order (see insertionOrder)
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		db.lookups(1)
+		e, err := decodeEntry(v)
+		if err != nil {
+			return seq, fmt.Errorf("failed URL %q: %w", k, err)
+		}
 		if err := queue.Put(seqKey(seq), v); err != nil {
 			return seq, err
 		}
-		if err := markSeen(seen, seenKey(string(k)), traversal); err != nil {
+		keys = append(keys, seenKey(e.URL))
+		seq++
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	for _, k := range keys {
+		if err := markSeen(seen, k, traversal); err != nil {
 			return seq, err
 		}
-		seq++
 	}
 	if err := tx.DeleteBucket(bucketFailed); err != nil {
 		return seq, err

@@ -74,8 +74,9 @@ func TestCommitMovesTheQueueAndDetectsChanges(t *testing.T) {
 	if !seen[0] || !seen[1] || seen[2] {
 		t.Fatalf("seen = %v", seen)
 	}
-	// Items: a and b are new; a again with the same hash is unchanged,
-	// with another hash changed.
+	// Items: a and b are new; a again with the same hash is unchanged; b
+	// again with another hash in the same traversal is a duplicate: the
+	// first values win (see TestDuplicateKeys).
 	c, err := db.Commit(&crawl.Batch{Done: []crawl.Done{
 		{Seq: qs[0].Seq, Entry: qs[0].Entry, Items: []crawl.ItemVersion{version("a", hash(1))}},
 		{Seq: qs[1].Seq, Entry: qs[1].Entry, Items: []crawl.ItemVersion{version("b", hash(2)), version("a", hash(1)), version("b", hash(3))}},
@@ -83,8 +84,8 @@ func TestCommitMovesTheQueueAndDetectsChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c != (crawl.Committed{New: 2, Unchanged: 1, Changed: 1}) {
-		t.Fatalf("counts = %+v, want 2 new, 1 unchanged, 1 changed", c)
+	if c.New != 2 || c.Unchanged != 1 || c.Changed != 0 || c.DuplicateKeys != 1 {
+		t.Fatalf("counts = %+v, want 2 new, 1 unchanged, 1 duplicate", c)
 	}
 	if qs, _ := db.Read(0, 10); len(qs) != 0 {
 		t.Fatalf("queue not empty: %+v", qs)

@@ -30,7 +30,10 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 				return fmt.Errorf("item %q: %w", k, err)
 			}
 			w.settle(&rec)
-			if rec.traversal < traversal && rec.flags&itemRemoved == 0 {
+			// A key another page yielded in the traversal is still there
+			// (see itemWriter.holds).
+			seen := rec.traversal >= traversal || rec.flags&itemChallenger != 0 && rec.chTraversal >= traversal
+			if !seen && rec.flags&itemRemoved == 0 {
 				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
 			}
 			return nil
@@ -62,7 +65,11 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 				continue
 			}
 			removed++
-			ver := Version{Key: string(g.key), URL: rec.url, Change: ChangeRemoved,
+			key := string(g.key)
+			if rec.flags&itemFullKey != 0 {
+				key = rec.key
+			}
+			ver := Version{Key: key, URL: rec.url, Change: ChangeRemoved,
 				FetchedAt: at.UTC(), RunID: runID, Values: json.RawMessage("null")}
 			if err := w.putPending(g.key, &rec, &ver); err != nil {
 				return err

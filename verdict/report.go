@@ -63,6 +63,10 @@ type ItemCounts struct {
 	Changed   int `json:"changed"`
 	Unchanged int `json:"unchanged"`
 	Removed   int `json:"removed"`
+	// DuplicateKeys counts items the run did not store because another
+	// page holds their key: one page keeps a key, whatever the order pages
+	// are fetched in.
+	DuplicateKeys int `json:"duplicate_keys"`
 }
 
 // Traversal describes the crawl from the start URLs until the queue is
