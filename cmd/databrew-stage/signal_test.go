@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -83,5 +85,80 @@ func TestSignalsStopTheRunAndKeepTheQueue(t *testing.T) {
 				t.Fatalf("resume: %d + %d items, traversal %+v", rep.Items.New, rep2.Items.New, rep2.Traversal)
 			}
 		})
+	}
+}
+
+// TestSIGTERMRightAfterAListingPageOf100000Links sends SIGTERM while the
+// run reads a listing page of 100,000 links, with the default
+// max_links_per_page and with none: the binary must answer it as
+// interrupted, not after minutes (its commit of the links was quadratic).
+// The bound below is generous on purpose: it only catches a run that does
+// not answer at all; the test logs how long the answer took.
+func TestSIGTERMRightAfterAListingPageOf100000Links(t *testing.T) {
+	for name, limit := range map[string]string{"default max_links_per_page": "", "no max_links_per_page": "max_links_per_page = 0\n"} {
+		t.Run(name, func(t *testing.T) { sigtermAfterAHugeListing(t, limit) })
+	}
+}
+
+func sigtermAfterAHugeListing(t *testing.T, limit string) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := catalogsite.New(catalogsite.Options{Items: 50})
+	var page bytes.Buffer
+	page.WriteString("<html><body>")
+	for i := 1; i <= 100_000; i++ {
+		fmt.Fprintf(&page, `<article class="product_pod"><h3><a href="item-%d.html">%d</a></h3></article>`+"\n", i, i)
+	}
+	page.WriteString("</body></html>")
+	served := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/catalogue/big.html" {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write(page.Bytes())
+			once.Do(func() { close(served) })
+			return
+		}
+		site.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "books.toml")
+	cfg := fmt.Sprintf("name = \"books\"\nstart_urls = [%q]\n[policy]\nconcurrency = 2\n%s%s",
+		srv.URL+"/catalogue/big.html", limit, catalogsite.ExtractConfig)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "run", "--json", cfgPath)
+	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	<-served
+	time.Sleep(200 * time.Millisecond) // the page is being parsed or committed
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+		t.Logf("answered SIGTERM in %s", time.Since(signalled).Round(time.Millisecond))
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		<-exited
+		t.Fatalf("no answer to SIGTERM after a minute\n%s", stderr.String())
+	}
+	var rep verdict.RunReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("no verdict after SIGTERM: %v\n%s", err, stderr.String())
+	}
+	if rep.Stop != verdict.StopInterrupted || rep.Detail != "Interrupted by SIGTERM" {
+		t.Fatalf("verdict = %s (%s): %q", rep.Outcome, rep.Stop, rep.Detail)
 	}
 }
