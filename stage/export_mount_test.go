@@ -104,7 +104,7 @@ func TestExport_AnOutputRootThatIsAMountPointPublishes(t *testing.T) {
 	t.Cleanup(func() { testhook.PublishStep = nil })
 	rep := f.run(cfg, Options{})
 	testhook.PublishStep = nil
-	if !rep.Export.Published || len(rep.Export.Files) != 3 || steps != 2 {
+	if !rep.Export.Published || rep.Export.Failed || len(rep.Export.Files) != 3 || steps != 2 {
 		t.Fatalf("export = %+v after %d publish steps, want 3 files published", rep.Export, steps)
 	}
 	if seen := parquetFiles(t, cfg.Output, true); len(seen) != 3 {
