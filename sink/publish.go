@@ -26,8 +26,9 @@ const (
 //	<output>/dt=YYYY-MM-DD/run=<run_id>/_SUCCESS
 //	<output>/_verdict.json
 //
-// Files are first written to a staging folder beside the output root, so a
-// reader globbing <output>/**/*.parquet never sees a run being written.
+// Files are first written to a staging folder on the output root's file
+// system (see Stage), so a reader globbing <output>/**/*.parquet never
+// sees a run being written.
 type Layout struct {
 	Output string
 }
@@ -36,17 +37,6 @@ type Layout struct {
 // start day.
 func (l Layout) RunDir(startedAt time.Time, runID string) string {
 	return filepath.Join(l.Output, "dt="+startedAt.UTC().Format(time.DateOnly), "run="+runID)
-}
-
-// StagingRoot is the folder staging runs live in: a hidden sibling of the
-// output root, on the same file system so a rename publishes atomically.
-func (l Layout) StagingRoot() string {
-	return filepath.Join(filepath.Dir(l.Output), "."+filepath.Base(l.Output)+".staging")
-}
-
-// StagingDir is where a run's files are written before they are published.
-func (l Layout) StagingDir(runID string) string {
-	return filepath.Join(l.StagingRoot(), "run="+runID)
 }
 
 // VerdictPath is the export root's latest verdict.
@@ -65,6 +55,7 @@ func Promote(staging, runDir string) (renamed bool, err error) {
 		return false, err
 	}
 	if err := os.Rename(staging, runDir); err != nil {
+		_ = os.Remove(parent) // only when empty: no dt= folder without a run
 		return false, fmt.Errorf("publish %s: %w", runDir, err)
 	}
 	if err := testhook.Reached("renamed"); err != nil {
@@ -112,19 +103,6 @@ func WriteFileAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return syncFolder(filepath.Dir(path))
-}
-
-// RemoveStaging deletes a staging folder, or all of them when runID is
-// empty: debris of a run that never published.
-func RemoveStaging(l Layout, runID string) error {
-	dir := l.StagingRoot()
-	if runID != "" {
-		dir = l.StagingDir(runID)
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("remove staging %s: %w", dir, err)
-	}
-	return nil
 }
 
 // syncFolder makes a folder's entries durable.

@@ -3,6 +3,7 @@ package sink
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -13,8 +14,9 @@ func TestLayout(t *testing.T) {
 	if got, want := l.RunDir(at, "r1"), filepath.Join("lake", "books", "dt=2026-12-01", "run=r1"); got != want {
 		t.Fatalf("RunDir = %s, want %s (the UTC day)", got, want)
 	}
-	if got, want := l.StagingRoot(), filepath.Join("lake", ".books.staging"); got != want {
-		t.Fatalf("StagingRoot = %s, want %s: beside the output root, not under it", got, want)
+	roots := []string{filepath.Join("lake", ".books.staging"), filepath.Join("lake", "books", StagingFolder)}
+	if got := l.StagingRoots(); !slices.Equal(got, roots) {
+		t.Fatalf("StagingRoots = %v, want %v: beside the output root, then inside it", got, roots)
 	}
 	if got, want := l.VerdictPath(), filepath.Join("lake", "books", "_verdict.json"); got != want {
 		t.Fatalf("VerdictPath = %s", got)
@@ -24,8 +26,8 @@ func TestLayout(t *testing.T) {
 func TestPromoteAndComplete(t *testing.T) {
 	root := t.TempDir()
 	l := Layout{Output: filepath.Join(root, "books")}
-	staging := l.StagingDir("r1")
-	if err := os.MkdirAll(staging, 0o755); err != nil {
+	staging, err := l.Stage("r1")
+	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"part-00000.parquet", "part-00001.parquet"} {
@@ -37,7 +39,7 @@ func TestPromoteAndComplete(t *testing.T) {
 	if renamed, err := Promote(staging, runDir); err != nil || !renamed {
 		t.Fatal(renamed, err)
 	}
-	if Exists(staging) || Exists(l.StagingRoot()) {
+	if Exists(staging) || Exists(filepath.Dir(staging)) {
 		t.Fatal("the staging folder must be gone after the rename")
 	}
 	files, _ := filepath.Glob(filepath.Join(runDir, "*.parquet"))
@@ -65,14 +67,49 @@ func TestPromoteAndComplete(t *testing.T) {
 
 func TestRemoveStaging(t *testing.T) {
 	l := Layout{Output: filepath.Join(t.TempDir(), "books")}
-	for _, id := range []string{"a", "b"} {
-		os.MkdirAll(l.StagingDir(id), 0o755)
+	for _, root := range l.StagingRoots() {
+		for _, id := range []string{"a", "b"} {
+			if err := os.MkdirAll(filepath.Join(root, "run="+id), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if err := RemoveStaging(l, "a"); err != nil || Exists(l.StagingDir("a")) || !Exists(l.StagingDir("b")) {
+	if err := RemoveStaging(l, "a"); err != nil {
 		t.Fatalf("remove one: %v", err)
 	}
-	if err := RemoveStaging(l, ""); err != nil || Exists(l.StagingRoot()) {
+	for _, root := range l.StagingRoots() {
+		if Exists(filepath.Join(root, "run=a")) || !Exists(filepath.Join(root, "run=b")) {
+			t.Fatalf("remove one: %s must hold run=b only", root)
+		}
+	}
+	if err := RemoveStaging(l, "b"); err != nil {
+		t.Fatalf("remove the last one: %v", err)
+	}
+	for _, root := range l.StagingRoots() {
+		if Exists(root) {
+			t.Fatalf("remove the last one left the empty %s", root)
+		}
+		if err := os.MkdirAll(filepath.Join(root, "run=c"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := RemoveStaging(l, ""); err != nil {
 		t.Fatalf("remove all: %v", err)
+	}
+	for _, root := range l.StagingRoots() {
+		if Exists(root) {
+			t.Fatalf("remove all left %s", root)
+		}
+	}
+	// An output path that is a file holds no staging: nothing to remove.
+	if err := os.Remove(l.Output); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(l.Output, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := RemoveStaging(l, ""); err != nil {
+		t.Fatalf("remove under a file: %v", err)
 	}
 }
 

@@ -47,7 +47,10 @@ func newExporter(cfg config.Config, db *state.DB, log *slog.Logger) *exporter {
 // reconcile resolves publishes a crash interrupted: a run folder that
 // appeared is completed and committed (never published twice), one that
 // did not is forgotten (its versions stay pending), and staging debris is
-// removed.
+// removed from both places a run may be staged in. Only the run folder
+// decides, never the staging path a publication recorded, so a publish
+// staged elsewhere (by an earlier version, or before the output root
+// became a mount point) is resolved the same way.
 func (x *exporter) reconcile() error {
 	pubs, err := x.db.Publishing()
 	if err != nil {
@@ -103,7 +106,10 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 		r.Export.Reason = reasonNothing
 		return nil
 	}
-	staging := x.layout.StagingDir(r.RunID)
+	staging, err := x.layout.Stage(r.RunID)
+	if err != nil {
+		return fmt.Errorf("write export: %w", err)
+	}
 	runDir := x.layout.RunDir(r.StartedAt, r.RunID)
 	manifest, err := x.write(staging, pending.MaxSeq, r)
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/mounttest"
 	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/state"
 )
 
 var errCrash = errors.New("simulated crash")
@@ -63,9 +65,59 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 			} else if !rep2.Export.Published || filepath.Base(dirs[0]) != "run="+rep2.RunID {
 				t.Fatalf("run 2 must publish what run 1 could not: %+v", rep2.Export)
 			}
-			if _, err := os.Stat(sink.Layout{Output: cfg.Output}.StagingRoot()); !os.IsNotExist(err) {
-				t.Fatalf("staging debris left: %v", err)
+			for _, root := range (sink.Layout{Output: cfg.Output}).StagingRoots() {
+				if _, err := os.Stat(root); !os.IsNotExist(err) {
+					t.Fatalf("staging debris left in %s: %v", root, err)
+				}
 			}
+		})
+	}
+}
+
+// TestReconcile_APublishStagedBesideARootThatBecameAMountPoint: a publish
+// is staged beside the output root, as every publish was before staging
+// could live inside it, and cut short once its files are staged or once
+// it is recorded in state with that staging path. Then the output root
+// becomes a mount point, so the next run stages inside it: it still
+// forgets the cut publish, removes its staging beside the root, and
+// publishes every item exactly once.
+func TestReconcile_APublishStagedBesideARootThatBecameAMountPoint(t *testing.T) {
+	for _, step := range []string{"staged", "recorded"} {
+		t.Run(step, func(t *testing.T) {
+			f := newFixture(t, catalogsite.Options{Items: 50})
+			cfg := f.config(nil, "")
+			testhook.PublishStep = func(s string) error {
+				if s == step {
+					return errCrash
+				}
+				return nil
+			}
+			rep, err := Run(t.Context(), cfg, Options{})
+			testhook.PublishStep = nil
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("run 1: %v", err)
+			}
+			beside := filepath.Join(sink.Layout{Output: cfg.Output}.StagingRoots()[0], "run="+rep.RunID)
+			if files := parquetFiles(t, beside, false); len(files) != 1 {
+				t.Fatalf("run 1 staged %v beside the output root, want its part file", files)
+			}
+			if step == "recorded" {
+				db, err := state.Open(cfg.Storage, state.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pubs, err := db.Publishing()
+				db.Close()
+				if err != nil || len(pubs) != 1 || pubs[0].Staging != beside {
+					t.Fatalf("recorded publishes = %+v (%v), want one staged in %s", pubs, err, beside)
+				}
+			}
+			mounttest.Tmpfs(t, cfg.Output, "size=8m")
+			rep2 := f.run(cfg, Options{})
+			if !rep2.Export.Published || filepath.Base(rep2.Export.Path) != "run="+rep2.RunID {
+				t.Fatalf("run 2 must publish what run 1 could not: %+v", rep2.Export)
+			}
+			expectEachItemOnce(t, f, cfg.Output)
 		})
 	}
 }

@@ -77,7 +77,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if runErr == nil {
 		runErr = finishExport(x, db, cfg, &report, res, log)
 	} else {
-		report.Export = verdict.Export{Reason: "the run raised an error", Files: []string{}}
+		report.Export = errorExport(runErr)
 	}
 	b, err := encodeReport(report)
 	if err == nil {
@@ -119,6 +119,9 @@ func cleanTraversal(r *verdict.RunReport) bool {
 		r.CoverageGaps == 0 && r.Traversal.Gaps == 0
 }
 
+// failExport turns the stop into error after a publish failed; the
+// outcome follows the run's facts, and the export section says the export
+// failed and why.
 func failExport(r *verdict.RunReport, res crawl.Result, err error) error {
 	detail := fmt.Sprintf("publish failed: %v", err)
 	if r.Stop != verdict.StopQueueEmpty {
@@ -131,8 +134,16 @@ func failExport(r *verdict.RunReport, res crawl.Result, err error) error {
 	res.Facts.Stop = verdict.StopError
 	r.Stop, r.Detail = verdict.StopError, detail
 	r.Outcome, r.Rule = verdict.Decide(res.Facts)
-	r.Export = verdict.Export{Reason: r.Detail, Files: []string{}}
+	r.Export = verdict.Export{Failed: true, Reason: r.Detail, Files: []string{}}
 	return err
+}
+
+// errorExport is the export section of a run that raised an error before
+// it could publish, such as a state it could not write: nothing is
+// published, the items it stored stay pending, and the export failed.
+func errorExport(err error) verdict.Export {
+	return verdict.Export{Failed: true, Files: []string{},
+		Reason: fmt.Sprintf("the run raised an error, so nothing is published (its items stay pending): %v", err)}
 }
 
 // crawlOnce builds the engine for cfg and runs it.

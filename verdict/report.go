@@ -116,11 +116,18 @@ type BreakerEvent struct {
 
 // Export says whether the run published data, and if not, why.
 type Export struct {
-	Published bool     `json:"published"`
-	Reason    string   `json:"reason"`
-	Path      string   `json:"path"`
-	Files     []string `json:"files"`
-	Rows      int      `json:"rows"`
+	Published bool `json:"published"`
+	// Failed is true when the run was to publish, or had to, and an error
+	// kept it from doing so: the export or the state could not be written.
+	// It is false when nothing was published by policy: a failed run
+	// withheld, a partial one under publish_when = "success", nothing new.
+	Failed bool `json:"failed"`
+	// Reason says why nothing was published; for a failed export, the
+	// error.
+	Reason string   `json:"reason"`
+	Path   string   `json:"path"`
+	Files  []string `json:"files"`
+	Rows   int      `json:"rows"`
 }
 
 // Failed reports whether the outcome is failed.

@@ -18,13 +18,17 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/mounttest"
 	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/sink/sinktest"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-var crashTrials = flag.Int("crash-trials", 3, "trials of the kill -9 crash loop (make test-crash runs 100)")
+var (
+	crashTrials = flag.Int("crash-trials", 3, "trials of the kill -9 crash loop (make test-crash runs 100)")
+	crashMount  = flag.Bool("crash-mount", false, "mount a tmpfs on the output root, so every run stages inside it (needs root)")
+)
 
 // pauseEnv names the publish step at which a databrew-stage subprocess of
 // this test binary announces itself on stderr and waits to be killed.
@@ -69,9 +73,11 @@ func (h *siteHistory) note(site *catalogsite.Site) {
 // TestCrashLoop kills the real binary with SIGKILL at random moments —
 // mid-crawl, and at every step of the publish protocol, including after
 // the run folder is visible and before the state commits — and reruns it
-// until a traversal completes. Over every trial, the published exports
-// must hold every item version at most once, the current version of every
-// item, and nothing that is not a real version of an item (no stub page).
+// until a traversal completes; with -crash-mount the output root is a
+// mount point, so runs stage inside it. Over every trial, the published
+// exports must hold every item version at most once, the current version
+// of every item, and nothing that is not a real version of an item (no
+// stub page).
 func TestCrashLoop(t *testing.T) {
 	bin, err := exec.LookPath("databrew-stage")
 	if err != nil {
@@ -81,6 +87,9 @@ func TestCrashLoop(t *testing.T) {
 	srv := httptest.NewServer(site)
 	defer srv.Close()
 	dir := t.TempDir()
+	if *crashMount {
+		mounttest.Tmpfs(t, filepath.Join(dir, "out", "books"), "size=64m")
+	}
 	cfgPath := filepath.Join(dir, "books.toml")
 	cfg := fmt.Sprintf(`name = "books"
 start_urls = [%q]
@@ -244,8 +253,10 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 func checkExports(t *testing.T, dir string, site *catalogsite.Site, hist *siteHistory, trial int) {
 	t.Helper()
 	out := filepath.Join(dir, "out", "books")
-	if _, err := os.Stat(sink.Layout{Output: out}.StagingRoot()); !os.IsNotExist(err) {
-		t.Fatalf("trial %d: staging debris after a completed run", trial)
+	for _, root := range (sink.Layout{Output: out}).StagingRoots() {
+		if _, err := os.Stat(root); !os.IsNotExist(err) {
+			t.Fatalf("trial %d: staging debris in %s after a completed run", trial, root)
+		}
 	}
 	type published struct{ order, dir, change, value string }
 	rows := map[string][]published{}

@@ -16,14 +16,16 @@ const (
 // exitCode turns the run reports into the process exit code: 1 when the
 // fail-when policy says the invocation failed; otherwise unproductive
 // (when positive) if every run succeeded and none was productive;
-// otherwise 0.
+// otherwise 0. A run whose export failed with an error (export.failed)
+// counts as failed whatever its outcome: a scheduler must not go on as if
+// its export happened.
 func exitCode(reports []verdict.RunReport, failWhen string, unproductive int) int {
 	failed, succeeded, productive := 0, 0, 0
 	for _, r := range reports {
-		switch r.Outcome {
-		case verdict.OutcomeFailed:
+		switch {
+		case r.Outcome == verdict.OutcomeFailed || r.Export.Failed:
 			failed++
-		case verdict.OutcomeSuccess:
+		case r.Outcome == verdict.OutcomeSuccess:
 			succeeded++
 		}
 		if r.Productive {

@@ -9,10 +9,12 @@ import (
 )
 
 // rep builds a report from a short code: "s" success, "p" partial, "f"
-// failed, with a trailing "+" for a productive run.
+// failed, with a trailing "+" for a productive run and a trailing "!" for
+// a run whose export failed with an error.
 func rep(code string) verdict.RunReport {
-	r := verdict.RunReport{Productive: strings.HasSuffix(code, "+")}
-	switch strings.TrimSuffix(code, "+") {
+	r := verdict.RunReport{Productive: strings.Contains(code, "+")}
+	r.Export.Failed = strings.HasSuffix(code, "!")
+	switch strings.TrimRight(code, "+!") {
 	case "s":
 		r.Outcome = verdict.OutcomeSuccess
 	case "p":
@@ -35,7 +37,8 @@ func reps(codes string) []verdict.RunReport {
 
 // TestExitCode covers SPEC section 4: --fail-when any|all|never decides
 // exit 1; --exit-unproductive N applies only when no run failed and none
-// was productive; everything else exits 0.
+// was productive; everything else exits 0. SPEC section 9: a run whose
+// export failed with an error counts as a failed run.
 func TestExitCode(t *testing.T) {
 	tests := []struct {
 		reports      string
@@ -90,6 +93,23 @@ func TestExitCode(t *testing.T) {
 		{"f f", FailWhenAll, 99, 1},
 		// A failed run that stored something is still not "unproductive".
 		{"s f+", FailWhenNever, 99, 0},
+
+		// A failed export counts as a failed run, whatever the outcome:
+		// under any...
+		{"p+!", FailWhenAny, 0, 1},
+		{"p!", FailWhenAny, 0, 1},
+		{"s+ p+!", FailWhenAny, 0, 1},
+		{"f+!", FailWhenAny, 0, 1},
+		// ...under all, only when every run failed one way or the other...
+		{"p+!", FailWhenAll, 0, 1},
+		{"f p+!", FailWhenAll, 0, 1},
+		{"s+ p+!", FailWhenAll, 0, 0},
+		// ...never under never, and it never yields the unproductive code.
+		{"p+!", FailWhenNever, 0, 0},
+		{"p!", FailWhenNever, 99, 0},
+		{"s p!", FailWhenNever, 99, 0},
+		{"s p!", FailWhenAll, 99, 0},
+		{"s!", FailWhenNever, 99, 0},
 
 		// No reports at all: nothing failed, nothing to skip.
 		{"", FailWhenAny, 0, 0},

@@ -47,9 +47,10 @@ Usage:
 
 Run 'databrew-stage COMMAND --help' for a command's flags.
 
-Exit codes of run: 0 every run succeeded or was partial; 1 a run failed
-(see --fail-when); 2 usage or config error, nothing ran; N with
---exit-unproductive N when every run succeeded and none stored anything new.
+Exit codes of run: 0 every run succeeded or was partial; 1 a run failed,
+or its export failed with an error (see --fail-when); 2 usage or config
+error, nothing ran; N with --exit-unproductive N when every run succeeded
+and none stored anything new.
 `
 
 // Main runs the command line args (without the program name) and returns

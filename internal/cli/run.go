@@ -22,7 +22,8 @@ A human summary line per config goes to stderr; with --json, one verdict
 object per config goes to stdout as JSON Lines (the last line is the last
 config's). Each run that started writes .last_run.json in its storage path.
 
-Exit codes: 0 every run succeeded or was partial; 1 a run failed (see
+Exit codes: 0 every run succeeded or was partial; 1 a run failed, or its
+export failed with an error (export.failed in the verdict; see
 --fail-when); 2 usage or config error, nothing ran; N with
 --exit-unproductive N when every run succeeded and none stored anything new.`
 

@@ -1,0 +1,98 @@
+package stage
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// runFailingExport runs cfg once where its export cannot be written and
+// checks what the verdict says: stop error, the outcome the run's facts
+// give (it stored items: partial), export.failed with the error as its
+// reason, and no folder published.
+func runFailingExport(t *testing.T, cfg config.Config, why string) verdict.RunReport {
+	t.Helper()
+	rep, err := Run(t.Context(), cfg, Options{})
+	t.Logf("%s (err: %v)", rep.Summary(), err)
+	if err == nil {
+		t.Fatal("Run returned no error")
+	}
+	expect(t, rep, verdict.StopError, verdict.OutcomePartial, 3)
+	if !rep.Export.Failed || rep.Export.Published || !strings.Contains(rep.Export.Reason, why) {
+		t.Fatalf("export = %+v, want failed with a reason that says %q", rep.Export, why)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(cfg.Output, "dt=*")); len(dirs) != 0 {
+		t.Fatalf("a failed export left %v", dirs)
+	}
+	return rep
+}
+
+// expectRecovered checks the run after the cause was fixed: it publishes
+// every item the site has, each exactly once over all runs.
+func expectRecovered(t *testing.T, f *fixture, cfg config.Config) {
+	t.Helper()
+	rep := f.run(cfg, Options{})
+	expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
+	if !rep.Export.Published || rep.Export.Failed || rep.Export.Reason != "" {
+		t.Fatalf("export after the fix = %+v", rep.Export)
+	}
+	expectEachItemOnce(t, f, cfg.Output)
+}
+
+// TestExportFail_TheOutputFileSystemIsFull: a tmpfs output with no space
+// left. The part files cannot be written.
+func TestExportFail_TheOutputFileSystemIsFull(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 60})
+	cfg := f.config(nil, "")
+	mounttest.Tmpfs(t, cfg.Output, "size=1m")
+	filler := mounttest.Fill(t, cfg.Output)
+	runFailingExport(t, cfg, "no space left on device")
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	expectRecovered(t, f, cfg)
+}
+
+// TestExportFail_TheStorageFileSystemIsFull: a tmpfs storage path too
+// small for the crawl's state. The run stores what fits, then cannot
+// write its state: nothing is published, since the export must be
+// recorded in that state first.
+func TestExportFail_TheStorageFileSystemIsFull(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 600, PerPage: 50})
+	cfg := f.config(nil, "")
+	mounttest.Tmpfs(t, cfg.Storage, "size=192k")
+	runFailingExport(t, cfg, "no space left on device")
+	mounttest.Remount(t, cfg.Storage, "size=16m")
+	expectRecovered(t, f, cfg)
+}
+
+// TestExportFail_TheOutputPathIsAFile: the output root is a regular file.
+func TestExportFail_TheOutputPathIsAFile(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := f.config(nil, "")
+	if err := writeFile(cfg.Output, "not a folder\n"); err != nil {
+		t.Fatal(err)
+	}
+	runFailingExport(t, cfg, "not a directory")
+	if err := os.Remove(cfg.Output); err != nil {
+		t.Fatal(err)
+	}
+	expectRecovered(t, f, cfg)
+}
+
+// TestExportFail_TheOutputFolderIsNotWritable: a read-only mount as the
+// output root (permissions would not stop a test that runs as root).
+func TestExportFail_TheOutputFolderIsNotWritable(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := f.config(nil, "")
+	mounttest.Tmpfs(t, cfg.Output, "size=4m", "ro")
+	runFailingExport(t, cfg, "read-only file system")
+	mounttest.Remount(t, cfg.Output, "rw")
+	expectRecovered(t, f, cfg)
+}
