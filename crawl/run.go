@@ -580,15 +580,21 @@ func (r *run) beginRetryPass(ctx context.Context) bool {
 
 // interrupt stops the run because its context ended.
 func (r *run) interrupt(ctx context.Context) {
-	detail := "Interrupted"
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, context.DeadlineExceeded):
-		detail = "Deadline reached"
-	case cause != nil && !errors.Is(cause, context.Canceled):
-		detail = cause.Error()
-	}
-	r.stop(verdict.StopInterrupted, detail)
+	r.stop(verdict.StopInterrupted, InterruptedDetail(context.Cause(ctx)))
 	r.cancelWork(errStopped)
+}
+
+// InterruptedDetail is the detail of a run its context ended, from the
+// context's cause: "Deadline reached", the cause a signal handler set (such
+// as "Interrupted by SIGTERM"), or "Interrupted".
+func InterruptedDetail(cause error) string {
+	switch {
+	case errors.Is(cause, context.DeadlineExceeded):
+		return "Deadline reached"
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		return cause.Error()
+	}
+	return "Interrupted"
 }
 
 // fail stops the run on a store error.

@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,7 +92,7 @@ func (x *exporter) decide(r *verdict.RunReport) (publish bool, reason string) {
 // publish exports the pending versions and fills r.Export. The report's
 // JSON goes into the run folder as _verdict.json, so it must be final
 // except for Export, which publish sets.
-func (x *exporter) publish(r *verdict.RunReport) error {
+func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 	r.Export = verdict.Export{Files: []string{}}
 	ok, reason := x.decide(r)
 	if !ok {
@@ -111,7 +112,10 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 		return fmt.Errorf("write export: %w", err)
 	}
 	runDir := x.layout.RunDir(r.StartedAt, r.RunID)
-	manifest, err := x.write(staging, pending.MaxSeq, r)
+	if err := testhook.Reached("staging"); err != nil {
+		return err
+	}
+	manifest, err := x.write(ctx, staging, pending.MaxSeq, r)
 	if err != nil {
 		_ = sink.RemoveStaging(x.layout, r.RunID)
 		return fmt.Errorf("write export: %w", err)
@@ -159,7 +163,7 @@ func (x *exporter) publish(r *verdict.RunReport) error {
 }
 
 // write streams the pending versions up to maxSeq into part files in dir.
-func (x *exporter) write(dir string, maxSeq uint64, r *verdict.RunReport) (sink.Manifest, error) {
+func (x *exporter) write(ctx context.Context, dir string, maxSeq uint64, r *verdict.RunReport) (sink.Manifest, error) {
 	m := sink.Manifest{SchemaVersion: 1, Config: x.cfg.Name, RunID: r.RunID, Format: sink.Format(x.cfg.Export.Format),
 		CreatedAt: r.FinishedAt, Schema: x.schema.Fields}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -173,7 +177,13 @@ func (x *exporter) write(dir string, maxSeq uint64, r *verdict.RunReport) (sink.
 		return m, err
 	}
 	userFields := len(x.schema.User())
+	rows := 0
 	err = x.db.ForEachPending(maxSeq, func(v state.Version) error {
+		if rows++; rows%1024 == 0 && ctx.Err() != nil {
+			// Before the publish is recorded, a signal or the deadline
+			// abandons it: its items stay pending.
+			return context.Cause(ctx)
+		}
 		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
 		if v.Change == state.ChangeRemoved {
 			row.Values = make([]any, userFields)

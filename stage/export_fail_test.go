@@ -1,6 +1,8 @@
 package stage
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -95,4 +98,32 @@ func TestExportFail_TheOutputFolderIsNotWritable(t *testing.T) {
 	runFailingExport(t, cfg, "read-only file system")
 	mounttest.Remount(t, cfg.Output, "rw")
 	expectRecovered(t, f, cfg)
+}
+
+func TestInterrupted_ASignalDuringTheExportPublishesNothingAndLosesNothing(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 1500, PerPage: 100})
+	cfg := f.config(nil, "")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	testhook.PublishStep = func(step string) error {
+		if step == "staging" {
+			cancel(errors.New("Interrupted by SIGTERM"))
+		}
+		return nil
+	}
+	rep := f.runCtx(ctx, cfg, Options{})
+	testhook.PublishStep = nil
+	expect(t, rep, verdict.StopInterrupted, verdict.OutcomePartial, 3)
+	if rep.Export.Published || !rep.Export.Failed || !strings.HasPrefix(rep.Export.Reason, "Interrupted by SIGTERM during the export") {
+		t.Fatalf("export = %+v, want nothing published and the export failed by the signal", rep.Export)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(cfg.Output, "dt=*", "run=*")); len(dirs) != 0 {
+		t.Fatalf("published %v", dirs)
+	}
+	// The next run publishes every item once.
+	rep = f.run(cfg, Options{})
+	if !rep.Export.Published || rep.Export.Rows != 1500 {
+		t.Fatalf("next run's export = %+v, want all 1500 items", rep.Export)
+	}
+	assertItemsMatchSite(t, f, 1500)
 }

@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		}
 	}
 	if runErr == nil {
-		runErr = finishExport(x, db, cfg, &report, res, log)
+		runErr = finishExport(ctx, x, db, cfg, &report, res, log)
 	} else {
 		report.Export = errorExport(runErr)
 	}
@@ -90,7 +90,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 // finishExport tombstones items a clean traversal did not see, when the
 // config asks for it, and publishes. A publish that fails turns the stop
 // into error.
-func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
+func finishExport(ctx context.Context, x *exporter, db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
 	if cfg.Export.Tombstones && cleanTraversal(r) {
 		n, err := db.MarkRemoved(res.Traversal.ID, r.RunID, r.FinishedAt)
 		if err != nil {
@@ -105,11 +105,27 @@ func finishExport(x *exporter, db *state.DB, cfg config.Config, r *verdict.RunRe
 			r.Productive, r.EmptyRunStreak = true, 0
 		}
 	}
-	if err := x.publish(r); err != nil {
+	if err := x.publish(ctx, r); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+			interruptExport(r, res, context.Cause(ctx))
+			return nil
+		}
 		log.Error("publish failed", "err", err)
 		return failExport(r, res, err)
 	}
 	return nil
+}
+
+// interruptExport records a publish that a signal or the deadline
+// abandoned before it was recorded: the run ends interrupted, nothing is
+// published, its items stay pending for the next run, and the export
+// counts as failed, so a scheduler does not go on as if it happened.
+func interruptExport(r *verdict.RunReport, res crawl.Result, cause error) {
+	detail := crawl.InterruptedDetail(cause) + " during the export: nothing is published, its items stay pending for the next run"
+	res.Facts.Stop = verdict.StopInterrupted
+	r.Stop, r.Detail = verdict.StopInterrupted, detail
+	r.Outcome, r.Rule = verdict.Decide(res.Facts)
+	r.Export = verdict.Export{Failed: true, Reason: detail, Files: []string{}}
 }
 
 // cleanTraversal reports whether the run completed a traversal that left

@@ -4,7 +4,8 @@
 package testhook
 
 // PublishStep, when set, is called as a publish completes each step:
-// "staged" (files written and synced), "recorded" (the publish is in
+// "staging" (the staging folder exists, no file is written yet), "staged"
+// (files written and synced), "recorded" (the publish is in
 // state), "renamed" (inside the promote, right after the rename, before
 // the folders are synced), "promoted" (the run folder is visible),
 // "completed" (_SUCCESS is written; the state commit is next). An error abandons the publish there,
