@@ -36,8 +36,9 @@ func TestKindTimeout(t *testing.T) {
 	if resp != nil {
 		t.Errorf("resp = %+v, want nil", resp)
 	}
-	if elapsed < timeout*9/10 || elapsed > 2*timeout {
-		t.Errorf("took %v, want about %v", elapsed, timeout)
+	// Cut short by the timeout, not by the server's own five seconds.
+	if elapsed < timeout*9/10 || elapsed >= 5*time.Second {
+		t.Errorf("took %v, want the %v timeout", elapsed, timeout)
 	}
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err %v does not wrap context.DeadlineExceeded", err)

@@ -12,8 +12,8 @@ func TestDecide(t *testing.T) {
 	}{
 		{"failed when no request succeeded while a failure remains",
 			Facts{Stop: StopQueueEmpty, FailuresRemain: true}, OutcomeFailed, 1},
-		{"failed when start URLs have all failed for good, not a silent queue_empty success",
-			Facts{Stop: StopQueueEmpty, FailuresRemain: true, FetchedStartURL: false}, OutcomeFailed, 1},
+		{"failed when start URLs have all failed for good, by rule 1 whatever stop ended the run",
+			Facts{Stop: StopConsecutiveFailures, FailuresRemain: true}, OutcomeFailed, 1},
 		{"failed when no request succeeded while a coverage gap remains, even on max_requests",
 			Facts{Stop: StopMaxRequests, FailuresRemain: true}, OutcomeFailed, 1},
 		{"failed when the run fetched a start URL and no listing page yielded an item or an item link",

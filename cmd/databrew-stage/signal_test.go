@@ -46,9 +46,7 @@ func TestSignalsStopTheRunAndKeepTheQueue(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			for site.Requests() < 40 {
-				time.Sleep(5 * time.Millisecond)
-			}
+			await(t, "40 requests to the site", func() bool { return site.Requests() >= 40 }, &stderr)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -138,7 +136,12 @@ func sigtermAfterAHugeListing(t *testing.T, limit string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	<-served
+	select {
+	case <-served:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the run never asked for the listing page\n%s", stderr.String())
+	}
 	time.Sleep(200 * time.Millisecond) // the page is being parsed or committed
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -160,5 +163,19 @@ func sigtermAfterAHugeListing(t *testing.T, limit string) {
 	}
 	if rep.Stop != verdict.StopInterrupted || rep.Detail != "Interrupted by SIGTERM" {
 		t.Fatalf("verdict = %s (%s): %q", rep.Outcome, rep.Stop, rep.Detail)
+	}
+}
+
+// await polls cond until it holds. It gives up after a minute, failing
+// with the child's stderr so far, so a child that died or hung fails the
+// test rather than holding it until go test's timeout.
+func await(t *testing.T, what string, cond func() bool, stderr *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s after a minute; the run's stderr:\n%s", what, stderr.String())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -126,11 +126,11 @@ func (s *Site) ClearFaults() {
 }
 
 // Rebase makes fault time windows (After, Until) count from now.
-func (s *Site) Rebase() { s.origin.Store(int64(time.Since(s.epoch))) }
+func (s *Site) Rebase() { s.origin.Store(int64(s.opts.Now().Sub(s.epoch))) }
 
 // elapsed is the time since the origin of fault time windows.
 func (s *Site) elapsed() time.Duration {
-	return time.Since(s.epoch) - time.Duration(s.origin.Load())
+	return s.opts.Now().Sub(s.epoch) - time.Duration(s.origin.Load())
 }
 
 // matchFault returns the first fault matching the request, or nil.

@@ -1,6 +1,7 @@
 package catalogsite
 
 import (
+	"sync"
 	"errors"
 	"io"
 	"net/http"
@@ -182,19 +183,25 @@ func TestFaultOrdinalRange(t *testing.T) {
 }
 
 func TestFaultTimeWindow(t *testing.T) {
-	site, srv := newServer(t, Options{})
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	site, srv := newServer(t, Options{Now: clock})
 	c := srv.Client()
 	site.AddFault(Fault{Kind: FaultStatus, Status: 503, Until: 300 * time.Millisecond, PathPrefix: "/catalogue/item-1."})
 	site.AddFault(Fault{Kind: FaultStatus, Status: 502, After: 300 * time.Millisecond, PathPrefix: "/catalogue/item-2."})
+	advance(time.Hour)
 	site.Rebase()
+	advance(299 * time.Millisecond)
 	a, b := fetch(t, c, srv.URL+"/catalogue/item-1.html"), fetch(t, c, srv.URL+"/catalogue/item-2.html")
 	if a.status != 503 || b.status != 200 {
 		t.Errorf("inside the first window: %d %d, want 503 200", a.status, b.status)
 	}
-	time.Sleep(320 * time.Millisecond)
+	advance(time.Millisecond)
 	a, b = fetch(t, c, srv.URL+"/catalogue/item-1.html"), fetch(t, c, srv.URL+"/catalogue/item-2.html")
 	if a.status != 200 || b.status != 502 {
-		t.Errorf("after 300ms: %d %d, want 200 502", a.status, b.status)
+		t.Errorf("at 300ms: %d %d, want 200 502", a.status, b.status)
 	}
 	site.Rebase()
 	if a = fetch(t, c, srv.URL+"/catalogue/item-1.html"); a.status != 503 {

@@ -42,6 +42,9 @@ type Options struct {
 	Gzip bool
 	// Latency is slept before answering each request other than robots.txt.
 	Latency time.Duration
+	// Now, when set, is the clock fault time windows (Fault.After, Until)
+	// are measured with, so a test moves time instead of sleeping.
+	Now func() time.Time
 }
 
 // Site is an in-memory catalog web site. Create it with New.
@@ -84,7 +87,10 @@ func New(opts Options) *Site {
 	if !ok {
 		panic(fmt.Sprintf("catalogsite: unsupported charset %q", opts.Charset))
 	}
-	s := &Site{opts: opts, charset: cs, epoch: time.Now()}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Site{opts: opts, charset: cs, epoch: opts.Now()}
 	s.items = make([]record, opts.Items)
 	s.visible = make([]int32, opts.Items)
 	for i := range s.items {

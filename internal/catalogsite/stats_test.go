@@ -130,8 +130,10 @@ func TestServe(t *testing.T) {
 		}
 		hung <- err
 	}()
-	for site.Served(FaultHang) == 0 {
-		time.Sleep(5 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); site.Served(FaultHang) == 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the hanging request never reached the site")
+		}
 	}
 	start := time.Now()
 	cancel()
