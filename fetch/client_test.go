@@ -5,9 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -195,5 +198,42 @@ func TestClose(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Errorf("Close kept the idle connection: %d connections, want 2", n)
+	}
+}
+
+func TestMaxConnsPerHostCapsConnections(t *testing.T) {
+	var active, most atomic.Int64
+	srv := httpUnstarted(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		io.WriteString(w, "<p>ok</p>")
+	})
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		switch s {
+		case http.StateNew:
+			n := active.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+		case http.StateClosed, http.StateHijacked:
+			active.Add(-1)
+		}
+	}
+	srv.Start()
+	c := newTestClient(t, Config{MaxConnsPerHost: 2})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 3 {
+				resp, err := c.Fetch(context.Background(), srv.URL, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				resp.Release()
+			}
+		})
+	}
+	wg.Wait()
+	if n := most.Load(); n > 2 || n == 0 {
+		t.Fatalf("8 concurrent fetchers opened up to %d connections at once, want at most 2", n)
 	}
 }

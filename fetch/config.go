@@ -29,8 +29,9 @@ type Config struct {
 	MaxRedirects int
 	// InScope reports whether a redirect target may be followed; nil = all.
 	InScope func(*url.URL) bool
-	// MaxConnsPerHost is the number of idle connections kept per host;
-	// 0 = 64. Ignored when Transport is set.
+	// MaxConnsPerHost caps the connections to one host, in use and idle
+	// together; a request beyond it waits for one to be free. 0 = 64.
+	// Ignored when Transport is set.
 	MaxConnsPerHost int
 	// Transport replaces the default tuned *http.Transport.
 	Transport http.RoundTripper
