@@ -17,7 +17,12 @@ Shows the last verdict of each config, read from .last_run.json in its
 storage path (it never opens the state, so it works while a run holds it).
 With --stale-after N, a config is stale when its last N or more runs in a row
 stored nothing new or changed, or when no run has started yet; report then
-exits 1. Exit 2 on usage or config errors.`
+exits 1. Exit 3 when a config's .last_run.json cannot be read (every config
+is still reported), 2 on usage or config errors.`
+
+// ExitUnreadable is report's exit code when a config's .last_run.json
+// cannot be read: the report cannot say whether the config is stale.
+const ExitUnreadable = 3
 
 // ReportEntry is one config's line of `report --json`.
 type ReportEntry struct {
@@ -28,6 +33,8 @@ type ReportEntry struct {
 	EmptyRunStreak int                `json:"empty_run_streak"`
 	StaleAfter     int                `json:"stale_after"`
 	Stale          bool               `json:"stale"`
+	// Error says why .last_run.json could not be read.
+	Error string `json:"error,omitempty"`
 }
 
 func reportCmd(args []string, env Env) int {
@@ -48,7 +55,7 @@ func reportCmd(args []string, env Env) int {
 		return ExitUsage
 	}
 	entries := make([]ReportEntry, 0, len(cfgs))
-	anyStale := false
+	anyStale, unreadable := false, false
 	for _, cfg := range cfgs {
 		e := ReportEntry{Config: cfg.Name, ConfigFile: cfg.File, Storage: cfg.Storage, StaleAfter: *staleAfter}
 		last, err := stage.ReadLastRun(cfg.Storage)
@@ -57,9 +64,9 @@ func reportCmd(args []string, env Env) int {
 			e.LastRun, e.EmptyRunStreak = &last, last.EmptyRunStreak
 		case !errors.Is(err, stage.ErrNoLastRun):
 			fmt.Fprintf(env.Stderr, "databrew-stage report: %v\n", err)
-			return ExitFailed
+			e.Error, unreadable = err.Error(), true
 		}
-		e.Stale = *staleAfter > 0 && (e.LastRun == nil || e.EmptyRunStreak >= *staleAfter)
+		e.Stale = *staleAfter > 0 && e.Error == "" && (e.LastRun == nil || e.EmptyRunStreak >= *staleAfter)
 		anyStale = anyStale || e.Stale
 		entries = append(entries, e)
 	}
@@ -74,7 +81,10 @@ func reportCmd(args []string, env Env) int {
 	} else {
 		printReportTable(env, entries, *staleAfter > 0)
 	}
-	if anyStale {
+	switch {
+	case unreadable:
+		return ExitUnreadable
+	case anyStale:
 		return ExitFailed
 	}
 	return ExitOK
@@ -90,6 +100,9 @@ func printReportTable(env Env, entries []ReportEntry, showStale bool) {
 	for _, e := range entries {
 		if e.LastRun == nil {
 			line := fmt.Sprintf("%s\tnever\t-\t-\t-\t-\t-\t-\tno run has started", e.Config)
+			if e.Error != "" {
+				line = fmt.Sprintf("%s\tunreadable\t-\t-\t-\t-\t-\t-\t%s", e.Config, e.Error)
+			}
 			if showStale {
 				line += "\tyes"
 			}
