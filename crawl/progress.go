@@ -17,9 +17,9 @@ func (r *run) progress() {
 	if r.e.d.Progress == nil {
 		return
 	}
-	q := &r.res.Requests
+	q, items := &r.tally.requests, &r.tally.items
 	r.e.d.Progress(Progress{
 		Requests: q.Total, OK: q.OK, Failed: q.Failed,
-		New: r.items.New, Changed: r.items.Changed, Queued: r.front.len(),
+		New: items.New, Changed: items.Changed, Queued: r.sched.queued(),
 	})
 }

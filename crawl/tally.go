@@ -1,0 +1,106 @@
+package crawl
+
+import "github.com/databrew/databrew-stage/verdict"
+
+// tally accounts for a run: its requests and URL results, the facts the
+// outcome rules read, its coverage gaps, and the item changes the store
+// committed.
+type tally struct {
+	requests verdict.RequestCounts
+	facts    verdict.Facts
+	items    Committed
+	// failed holds the URLs that failed in this run and were not fetched
+	// successfully since, with why.
+	failed     map[string]string
+	unusable   int
+	gapSamples []verdict.Gap
+}
+
+func newTally() *tally { return &tally{failed: map[string]string{}} }
+
+// sent counts a completion's HTTP exchanges.
+func (t *tally) sent(c *completion) {
+	t.requests.Total += c.requests
+	t.requests.Retried += c.retries
+}
+
+// result counts a finished URL's result, its gaps and the facts it
+// established.
+func (t *tally) result(c *completion) {
+	if c.robotsExcluded {
+		t.requests.RobotsExcluded++
+	}
+	switch c.class {
+	case verdict.ClassOK:
+		t.requests.OK++
+		delete(t.failed, c.q.URL)
+	case verdict.ClassNeutral:
+		t.requests.Neutral++
+		delete(t.failed, c.q.URL)
+	case verdict.ClassFailure:
+		t.requests.Failed++
+		t.failed[c.q.URL] = c.reason
+	}
+	if c.gap {
+		t.gap(verdict.Gap{URL: c.q.URL, Reason: c.reason})
+	}
+	for _, g := range c.pageGaps {
+		t.gap(g)
+	}
+	t.facts.FetchedStartURL = t.facts.FetchedStartURL || c.fetchedStart
+	t.facts.ListingYielded = t.facts.ListingYielded || c.yielded
+}
+
+// gap counts a coverage gap and lists the first of them.
+func (t *tally) gap(g verdict.Gap) {
+	t.unusable++
+	if len(t.gapSamples) < verdict.MaxListedGaps {
+		t.gapSamples = append(t.gapSamples, g)
+	}
+}
+
+// requeued forgets the failures of URLs that went back to the queue: an
+// outage is not charged as coverage gaps.
+func (t *tally) requeued(qs []Queued) {
+	for _, q := range qs {
+		delete(t.failed, q.URL)
+	}
+}
+
+// committed adds a batch's item counts and returns the first duplicate key
+// of the run, once.
+func (t *tally) committed(c Committed) *DuplicateKey {
+	first := t.items.FirstDuplicate == nil
+	t.items = t.items.Add(c)
+	if first {
+		return c.FirstDuplicate
+	}
+	return nil
+}
+
+// productive reports whether the run stored a new item or a change.
+func (t *tally) productive() bool { return t.items.New+t.items.Changed > 0 }
+
+// gaps counts the coverage gaps the run leaves: URLs that failed and were
+// not fetched successfully since, whether they wait in the failed set or,
+// when a stop cut the retry pass short, in the queue; and unusable pages.
+func (t *tally) gaps() int { return len(t.failed) + t.unusable }
+
+// fill writes the counts into a result.
+func (t *tally) fill(res *Result) {
+	res.Requests = t.requests
+	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged, DuplicateKeys: t.items.DuplicateKeys}
+	res.CoverageGaps = t.gaps()
+	res.Gaps = append([]verdict.Gap{}, t.gapSamples...)
+	for u, reason := range t.failed {
+		if len(res.Gaps) >= verdict.MaxListedGaps {
+			break
+		}
+		res.Gaps = append(res.Gaps, verdict.Gap{URL: u, Reason: reason})
+	}
+	res.Facts = t.facts
+	res.Facts.Stop = res.Stop
+	res.Facts.Succeeded = t.requests.OK > 0
+	res.Facts.FailuresRemain = res.CoverageGaps > 0
+	res.Facts.Productive = t.productive()
+}
