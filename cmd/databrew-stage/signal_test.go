@@ -33,20 +33,8 @@ func TestSignalsStopTheRunAndKeepTheQueue(t *testing.T) {
 			site := catalogsite.New(catalogsite.Options{Items: 400, Latency: 5 * time.Millisecond})
 			srv := httptest.NewServer(site)
 			defer srv.Close()
-			dir := t.TempDir()
-			cfgPath := filepath.Join(dir, "books.toml")
-			cfg := fmt.Sprintf("name = \"books\"\nstart_urls = [%q]\n[policy]\nconcurrency = 2\n%s", catalogsite.StartURL(srv.URL), catalogsite.ExtractConfig)
-			if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			cmd := exec.Command(bin, "run", "--json", cfgPath)
-			cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			await(t, "40 requests to the site", func() bool { return site.Requests() >= 40 }, &stderr)
+			cfgPath, cmd, stdout, stderr := startRun(t, bin, catalogsite.StartURL(srv.URL), "")
+			await(t, "40 requests to the site", func() bool { return site.Requests() >= 40 }, stderr)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -122,20 +110,7 @@ func sigtermAfterAHugeListing(t *testing.T, limit string) {
 		site.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "books.toml")
-	cfg := fmt.Sprintf("name = \"books\"\nstart_urls = [%q]\n[policy]\nconcurrency = 2\n%s%s",
-		srv.URL+"/catalogue/big.html", limit, catalogsite.ExtractConfig)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "run", "--json", cfgPath)
-	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	_, cmd, stdout, stderr := startRun(t, bin, srv.URL+"/catalogue/big.html", limit)
 	select {
 	case <-served:
 	case <-time.After(time.Minute):
@@ -164,6 +139,25 @@ func sigtermAfterAHugeListing(t *testing.T, limit string) {
 	if rep.Stop != verdict.StopInterrupted || rep.Detail != "Interrupted by SIGTERM" {
 		t.Fatalf("verdict = %s (%s): %q", rep.Outcome, rep.Stop, rep.Detail)
 	}
+}
+
+// startRun writes a config crawling start at concurrency 2, with policy
+// lines added, and starts "databrew-stage run --json" on it.
+func startRun(t *testing.T, bin, start, policy string) (cfgPath string, cmd *exec.Cmd, stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	cfgPath = filepath.Join(t.TempDir(), "books.toml")
+	cfg := fmt.Sprintf("name = \"books\"\nstart_urls = [%q]\n[policy]\nconcurrency = 2\n%s%s", start, policy, catalogsite.ExtractConfig)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(bin, "run", "--json", cfgPath)
+	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
+	stdout, stderr = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath, cmd, stdout, stderr
 }
 
 // await polls cond until it holds. It gives up after a minute, failing
