@@ -90,7 +90,7 @@ func examine(f *os.File, h *Health) (*recordCheck, *walkResult, error) {
 		h.Problems = append(h.Problems, err.Error())
 	}
 	recs := newRecordCheck()
-	res, _ := bf.walk(recs.visit)
+	res := bf.walk(recs.visit)
 	h.Problems = append(h.Problems, res.all()...)
 	h.Problems = append(h.Problems, recs.problems()...)
 	return recs, &res, nil

@@ -26,6 +26,7 @@ type CorruptError struct {
 	Problem string
 }
 
+// Error names the file and says what is wrong with it.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("state file %s is damaged: %s", e.Path, e.Problem)
 }

@@ -119,7 +119,7 @@ func inspect(f *os.File, full bool) (problem string, empty bool, err error) {
 	if !full && bf.meta.freelist != noFreelist {
 		return "", false, nil
 	}
-	res, _ := bf.walk(nil)
+	res := bf.walk(nil)
 	return res.summary(), false, nil
 }
 

@@ -134,7 +134,7 @@ func salvageTo(bf *boltFile, recs *recordCheck, s *Salvage) (_ string, err error
 	}); err != nil {
 		return "", err
 	}
-	bf.walk(c.visit)
+	_ = bf.walk(c.visit)
 	if err := c.flush(); err != nil {
 		return "", err
 	}

@@ -73,12 +73,20 @@ type walker struct {
 // walk reads the whole tree. visit, when not nil, gets every record of
 // every bucket in key order; the slices are valid only during the call. A
 // bucket inside a bucket is named parent/child.
-func (bf *boltFile) walk(visit func(bucket string, k, v []byte)) (walkResult, []uint64) {
+func (bf *boltFile) walk(visit func(bucket string, k, v []byte)) walkResult {
 	w := &walker{bf: bf, visit: visit, used: make([]uint64, bf.meta.pgid/64+1)}
 	w.res.broken = map[string]int{}
 	w.tree("", bf.meta.root, 0, nil, nil)
 	w.checkFreelist()
-	return w.res, w.used
+	return w.res
+}
+
+// label names a bucket in a problem; "" is the list of buckets.
+func label(bucket string) string {
+	if bucket == "" {
+		return "the bucket list"
+	}
+	return bucket
 }
 
 func (w *walker) isUsed(id uint64) bool { return w.used[id/64]&(1<<(id%64)) != 0 }
@@ -86,10 +94,7 @@ func (w *walker) isUsed(id uint64) bool { return w.used[id/64]&(1<<(id%64)) != 0
 // tree walks the pages of one bucket's tree from page id. lo and hi bound
 // its keys (hi excluded); nil is no bound.
 func (w *walker) tree(bucket string, id uint64, depth int, lo, hi []byte) {
-	where := bucket
-	if where == "" {
-		where = "the bucket list"
-	}
+	where := label(bucket)
 	if depth >= maxDepth {
 		w.res.add("%s: page %d is nested more than %d levels deep", where, id, maxDepth)
 		w.res.broken[bucket]++
@@ -128,10 +133,7 @@ func (w *walker) claim(id uint64, overflow uint32) error {
 // elements checks and walks the elements of a page already read: a page
 // of the file, or an inline bucket's page inside a value (id 0).
 func (w *walker) elements(bucket string, page []byte, id uint64, depth int, lo, hi []byte) {
-	where := bucket
-	if where == "" {
-		where = "the bucket list"
-	}
+	where := label(bucket)
 	h := readHeader(page)
 	if uint64(h.count)*elemSize > uint64(len(page)-pageHeaderSize) {
 		w.res.add("%s: page %d claims %d elements, more than it holds", where, id, h.count)

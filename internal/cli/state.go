@@ -80,7 +80,12 @@ func stateCheck(cfg *config.Config, env Env) bool {
 		for _, p := range h.Problems {
 			fmt.Fprintf(env.Stdout, "  %s\n", p)
 		}
-		fmt.Fprintf(env.Stdout, "Salvage it with 'databrew-stage state repair %s', or start over with 'databrew-stage run --reset-state' (every item is exported again as new).\n", relPath(cfg.File))
+		file := relPath(cfg.File)
+		if h.Missing || h.Size == 0 {
+			fmt.Fprintf(env.Stdout, "Restore it, or start over with 'databrew-stage run --reset-state %s' (every item is exported again as new).\n", file)
+		} else {
+			fmt.Fprintf(env.Stdout, "Salvage it with 'databrew-stage state repair %s', or start over with 'databrew-stage run --reset-state %s' (every item is exported again as new).\n", file, file)
+		}
 		return false
 	case h.Missing:
 		fmt.Fprintf(env.Stdout, "%s: %s: no state yet (no run has started)\n", cfg.Name, path)
