@@ -182,7 +182,9 @@ func TestADeadlineDuringAPauseEndsTheRunAtOnce(t *testing.T) {
 		cancel(context.DeadlineExceeded)
 	}()
 	done := make(chan verdict.RunReport, 1)
-	go func() { done <- f.runCtx(ctx, f.config(map[string]string{"pause": `"1h"`, "retries": "0"}, ""), Options{Clock: clock}) }()
+	go func() {
+		done <- f.runCtx(ctx, f.config(map[string]string{"pause": `"1h"`, "retries": "0"}, ""), Options{Clock: clock})
+	}()
 	var rep verdict.RunReport
 	select {
 	case rep = <-done:

@@ -27,4 +27,10 @@ type Options struct {
 	// LockTimeout is how long to wait for another process to release the
 	// storage path; 0 means 100ms.
 	LockTimeout time.Duration
+	// ResetState starts over, instead of failing, when the state file is
+	// damaged, or missing or empty while the output holds published runs:
+	// a damaged or empty file is moved aside to state.db.broken-<UTC time>,
+	// the traversal starts over, and every item is exported again as new.
+	// Every page of the state file is checked first; a sound file is kept.
+	ResetState bool
 }

@@ -28,7 +28,8 @@ var ErrNotStarted = errors.New("not started")
 
 // Run runs one config once and returns its verdict. The report is always
 // filled in; the error is non-nil when the run did not start (ErrNotStarted,
-// ErrLocked) or when its state could not be read or written.
+// ErrLocked, ErrCorrupt, ErrNoState) or when its state could not be read or
+// written.
 func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunReport, error) {
 	clock := opts.Clock
 	if clock == nil {
@@ -42,7 +43,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if err := ctx.Err(); err != nil {
 		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx)), log)
 	}
-	db, err := state.Open(cfg.Storage, state.Options{LockTimeout: opts.LockTimeout})
+	db, err := openState(cfg, opts, log)
 	if errors.Is(err, state.ErrLocked) {
 		return notStarted(cfg, verdict.Locked(cfg.Name, startedAt, fmt.Sprintf("storage %s is in use by another process", cfg.Storage)), err, log)
 	}

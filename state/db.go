@@ -56,10 +56,13 @@ var (
 	bucketPublished  = []byte("published")
 )
 
-// DB is an open state file. It implements crawl.Store.
+// DB is an open state file. It implements crawl.Store. A method that
+// finds the file damaged returns an error that matches ErrCorrupt, and
+// every later one returns it too.
 type DB struct {
-	bolt *bolt.DB
-	dir  string
+	bolt   *boltDB
+	dir    string
+	origin Origin
 	// traversal is cached at Begin for item records.
 	traversal uint64
 	mapped    mapping
@@ -91,20 +94,36 @@ type Options struct {
 	// memory, in bytes; 0 means DefaultResidentBudget. A smaller budget
 	// costs more page faults and, for large batches, more transactions.
 	ResidentBudget int64
+	// MustExist says a state must be there (exports made from it exist):
+	// a missing or empty state file is then an error that matches
+	// ErrNoState rather than a new state.
+	MustExist bool
+	// Reset starts a new state instead of returning an error when the
+	// state file is missing, empty or damaged; a damaged or empty file is
+	// moved aside to state.db.broken-<UTC time> first. It checks every
+	// page of an existing file, so a damaged one is found before it is
+	// used. A sound state file is kept.
+	Reset bool
 }
 
 // Open opens (creating if needed) the state file in dir. A dir held by
-// another process yields an error that matches ErrLocked and names dir;
-// nothing is written to dir then.
+// another process yields an error that matches ErrLocked and names dir; a
+// damaged file, one that matches ErrCorrupt and names the file and what is
+// wrong with it (see Options for a missing or empty one); nothing is
+// written to dir then.
 func Open(dir string, opts Options) (*DB, error) {
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = 100 * time.Millisecond
 	}
+	path := filepath.Join(dir, FileName)
+	origin, err := prepare(path, opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create storage %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, FileName)
-	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+	bdb, err := openBolt(path, &bolt.Options{
 		Timeout: opts.LockTimeout,
 		// Commits do not write the list of free pages; Close does (see
 		// there), and only a file that was not closed has it rebuilt.
@@ -114,13 +133,17 @@ func Open(dir string, opts Options) (*DB, error) {
 		// remap, which would copy every node the transaction holds.
 		InitialMmapSize: 1 << 30,
 	})
-	if errors.Is(err, berrors.ErrTimeout) {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
 		return nil, fmt.Errorf("storage %s is in use by another process: %w", dir, ErrLocked)
-	}
-	if err != nil {
+	case errors.Is(err, berrors.ErrInvalid) || errors.Is(err, berrors.ErrChecksum) || errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, &CorruptError{Path: path, Problem: err.Error()}
+	case errors.Is(err, ErrCorrupt):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
-	db := &DB{bolt: bdb, dir: dir}
+	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin}
 	db.mapped.open()
 	db.budget = opts.ResidentBudget
 	if db.budget <= 0 {
@@ -173,15 +196,23 @@ func (db *DB) init() error {
 	return nil
 }
 
+// Origin says how Open came by the state: whether it started a new one,
+// and what was wrong with the file it found then.
+func (db *DB) Origin() Origin { return db.origin }
+
 // Close releases the file and its lock. It first records the free pages
 // in the file: without that list the next Open would rebuild it by reading
-// every page of the file, mapping all of it into memory at once.
+// every page of the file, mapping all of it into memory at once. A file
+// found damaged is not written to.
 func (db *DB) Close() error {
 	db.mapped.close()
-	db.bolt.NoFreelistSync = false
-	err := db.bolt.Update(func(*bolt.Tx) error { return nil })
-	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
-		err = nil // closed already
+	var err error
+	if !db.bolt.damaged() {
+		db.bolt.NoFreelistSync = false
+		err = db.bolt.Update(func(*bolt.Tx) error { return nil })
+	}
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) || errors.Is(err, ErrCorrupt) {
+		err = nil // closed already, or found damaged just now
 	}
 	if err := errors.Join(err, db.bolt.Close()); err != nil {
 		return fmt.Errorf("close storage %s: %w", db.dir, err)

@@ -20,6 +20,7 @@ func TestHelpGolden(t *testing.T) {
 		{"run", []string{"run", "--help"}},
 		{"report", []string{"report", "--help"}},
 		{"check", []string{"check", "--help"}},
+		{"state", []string{"state", "--help"}},
 		{"demo", []string{"demo", "--help"}},
 		{"schema", []string{"schema", "--help"}},
 		{"version", []string{"version", "--help"}},

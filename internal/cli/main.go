@@ -1,6 +1,6 @@
-// Package cli is the databrew-stage command line: run, report, check, demo,
-// schema and version. Main returns the process exit code so tests drive it
-// in-process.
+// Package cli is the databrew-stage command line: run, report, check,
+// state, demo, schema and version. Main returns the process exit code so
+// tests drive it in-process.
 package cli
 
 import (
@@ -41,6 +41,8 @@ Usage:
   databrew-stage run [flags] CONFIG...        run each config once, in order
   databrew-stage report [flags] CONFIG...     show the last verdict of each config
   databrew-stage check CONFIG [--url URL]     validate a config; show what pages extract
+  databrew-stage state check CONFIG...        examine each config's state file; exit 1 if damaged
+  databrew-stage state repair CONFIG          salvage a damaged state file into a new one
   databrew-stage demo [--dir DIR]             crawl a bundled catalog site twice, offline
   databrew-stage schema verdict|report        print a JSON Schema of the JSON output
   databrew-stage version                      print the version
@@ -71,6 +73,8 @@ func Main(args []string, env Env) int {
 		return reportCmd(rest, env)
 	case "check":
 		return checkCmd(rest, env)
+	case "state":
+		return stateCmd(rest, env)
 	case "demo":
 		return demoCmd(rest, env)
 	case "schema":

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +21,13 @@ A human summary line per config goes to stderr; with --json, one verdict
 object per config goes to stdout as JSON Lines (the last line is the last
 config's). Each run that started writes .last_run.json in its storage path.
 
+A damaged state file fails the run (stop error, the detail names the file);
+so does a missing or empty one when the output already holds published
+runs. 'databrew-stage state repair CONFIG' salvages a damaged file;
+--reset-state starts over instead: the file is kept aside as
+state.db.broken-<time>, the traversal starts over, and every item is
+exported again as new.
+
 Exit codes: 0 every run succeeded or was partial; 1 a run failed, or its
 export failed with an error (export.failed in the verdict; see
 --fail-when); 2 usage or config error, nothing ran; N with
@@ -37,6 +43,7 @@ type runFlags struct {
 	logFormat        string
 	logLevel         string
 	progress         string
+	resetState       bool
 }
 
 func runCmd(args []string, env Env) int {
@@ -51,6 +58,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
+	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
@@ -94,11 +102,12 @@ func runCmd(args []string, env Env) int {
 	var reports []verdict.RunReport
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
-		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name)}
+		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState}
 		opts.Progress = progress.start(cfg.Name)
 		rep, err := stage.Run(ctx, *cfg, opts)
 		progress.stop()
-		if err != nil && !errors.Is(err, stage.ErrNotStarted) && !errors.Is(err, stage.ErrLocked) {
+		// A run that did not start says why in its summary line.
+		if err != nil && rep.Started {
 			logger.Error("run error", "config", cfg.Name, "err", err)
 		}
 		reports = append(reports, rep)
