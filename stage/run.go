@@ -67,6 +67,10 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
 	}
 	report.FinishedAt = clock.Now().UTC()
+	if errors.Is(runErr, state.ErrCorrupt) {
+		// Damage found in the middle of the run: say the way out too.
+		res.Detail += "; " + repairHint(cfg)
+	}
 	fill(&report, res)
 	if res.Traversal.ID == 0 {
 		// The engine never began, so it never counted this run: it was not

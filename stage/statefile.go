@@ -32,8 +32,7 @@ func openState(cfg config.Config, opts Options, log *slog.Logger) (*state.DB, er
 	})
 	switch {
 	case errors.Is(err, state.ErrCorrupt):
-		return nil, fmt.Errorf("%w; salvage what it holds with 'databrew-stage state repair %s', "+
-			"or start over with --reset-state (the file is kept aside; every item is exported again as new)", err, cfg.File)
+		return nil, fmt.Errorf("%w; %s", err, repairHint(cfg))
 	case errors.Is(err, state.ErrNoState):
 		return nil, fmt.Errorf("%w; %s already holds published runs (%d), so starting over would export every item again as new: "+
 			"restore the file, or start over knowingly with --reset-state", err, cfg.Output, runs)
@@ -52,6 +51,12 @@ func openState(cfg config.Config, opts Options, log *slog.Logger) (*state.DB, er
 		log.Warn("the state file was empty, as a crash while it was created leaves it: the run starts a new state", "file", path)
 	}
 	return db, nil
+}
+
+// repairHint is the way out of a damaged state file.
+func repairHint(cfg config.Config) string {
+	return fmt.Sprintf("salvage what it holds with 'databrew-stage state repair %s', "+
+		"or start over with --reset-state (the file is kept aside; every item is exported again as new)", cfg.File)
 }
 
 // publishedRuns counts the run folders in the output: the exports the

@@ -225,6 +225,11 @@ func TestGarbledStateFailsTheRun(t *testing.T) {
 	if code != 1 || rep.Stop != verdict.StopError || rep.Outcome != verdict.OutcomeFailed || !strings.Contains(rep.Detail, s.stateFile) || rep.Export.Published {
 		t.Fatalf("run on the garbled state: exit %d, verdict %s (%s) %q\n%s", code, rep.Outcome, rep.Stop, rep.Detail, stderr)
 	}
+	// Found in the middle of the run or before it, the damage comes with
+	// the way out.
+	if !strings.Contains(rep.Detail, "databrew-stage state repair") || !strings.Contains(rep.Detail, "--reset-state") {
+		t.Fatalf("the detail %q does not say the way out", rep.Detail)
+	}
 	if now := runFolders(s.out); !slices.Equal(now, folders) {
 		t.Errorf("run folders %v, want %v", now, folders)
 	}
