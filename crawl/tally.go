@@ -1,6 +1,10 @@
 package crawl
 
-import "github.com/databrew/databrew-stage/verdict"
+import (
+	"fmt"
+
+	"github.com/databrew/databrew-stage/verdict"
+)
 
 // tally accounts for a run: its requests and URL results, the facts the
 // outcome rules read, its coverage gaps, and the item changes the store
@@ -10,13 +14,13 @@ type tally struct {
 	facts    verdict.Facts
 	items    Committed
 	// failed holds the URLs that failed in this run and were not fetched
-	// successfully since, with why.
-	failed     map[string]string
+	// successfully since, with the gap each leaves.
+	failed     map[string]verdict.Gap
 	unusable   int
 	gapSamples []verdict.Gap
 }
 
-func newTally() *tally { return &tally{failed: map[string]string{}} }
+func newTally() *tally { return &tally{failed: map[string]verdict.Gap{}} }
 
 // sent counts a completion's HTTP exchanges.
 func (t *tally) sent(c *completion) {
@@ -39,16 +43,25 @@ func (t *tally) result(c *completion) {
 		delete(t.failed, c.q.URL)
 	case verdict.ClassFailure:
 		t.requests.Failed++
-		t.failed[c.q.URL] = c.reason
+		t.failed[c.q.URL] = c.gapOf()
 	}
 	if c.gap {
-		t.gap(verdict.Gap{URL: c.q.URL, Reason: c.reason})
+		t.gap(c.gapOf())
 	}
 	for _, g := range c.pageGaps {
 		t.gap(g)
 	}
 	t.facts.FetchedStartURL = t.facts.FetchedStartURL || c.fetchedStart
 	t.facts.ListingYielded = t.facts.ListingYielded || c.yielded
+}
+
+// gapOf is the coverage gap a completion leaves: the URL that answered,
+// and, after redirects, the queued URL they came from.
+func (c *completion) gapOf() verdict.Gap {
+	if c.answeredBy == "" {
+		return verdict.Gap{URL: c.q.URL, Reason: c.reason}
+	}
+	return verdict.Gap{URL: c.answeredBy, Reason: fmt.Sprintf("%s (redirected from %s)", c.reason, c.q.URL)}
 }
 
 // gap counts a coverage gap and lists the first of them.
@@ -92,11 +105,11 @@ func (t *tally) fill(res *Result) {
 	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged, DuplicateKeys: t.items.DuplicateKeys}
 	res.CoverageGaps = t.gaps()
 	res.Gaps = append([]verdict.Gap{}, t.gapSamples...)
-	for u, reason := range t.failed {
+	for _, g := range t.failed {
 		if len(res.Gaps) >= verdict.MaxListedGaps {
 			break
 		}
-		res.Gaps = append(res.Gaps, verdict.Gap{URL: u, Reason: reason})
+		res.Gaps = append(res.Gaps, g)
 	}
 	res.Facts = t.facts
 	res.Facts.Stop = res.Stop

@@ -16,11 +16,14 @@ type completion struct {
 	q Queued
 	// class is the URL's result after its retries; 0 means the URL was not
 	// finished (the run is stopping or the budget ran out) and stays queued.
-	class    verdict.Class
-	reason   string
-	gap      bool
-	blocked  string
-	noBudget bool
+	class  verdict.Class
+	reason string
+	// answeredBy is the URL that answered when redirects led away from
+	// q.URL.
+	answeredBy string
+	gap        bool
+	blocked    string
+	noBudget   bool
 
 	requests, retries int
 	robotsExcluded    bool
@@ -132,6 +135,11 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			continue
 		}
 		c.class, c.reason, c.gap = j.class, j.reason, j.gap || leavesGap(q.Entry, j)
+		if resp != nil && resp.FinalURL != nil {
+			if final := resp.FinalURL.String(); final != q.URL {
+				c.answeredBy = final
+			}
+		}
 		if j.class == verdict.ClassOK && resp != nil {
 			r.page(q, resp, &c)
 		}

@@ -269,3 +269,22 @@ func TestHostile_TwoPagesWithOneKeyDoNotChurn(t *testing.T) {
 		t.Fatalf("%d WARNs about the duplicate in one run, want 1", got)
 	}
 }
+
+func TestHostile_AGapNamesTheURLThatAnsweredAndWhereItCameFrom(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 5})
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		switch r.URL.Path {
+		case "/start":
+			http.Redirect(w, r, "/catalogue/page-1.html", http.StatusFound)
+		case "/catalogue/page-1.html":
+			http.Error(w, strings.Repeat("forbidden ", 100), http.StatusForbidden)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+	rep := f.run(f.config(map[string]string{"retries": "0"}, "", f.srv.URL+"/start"), Options{})
+	want := verdict.Gap{URL: f.srv.URL + "/catalogue/page-1.html", Reason: "HTTP 403 (redirected from " + f.srv.URL + "/start)"}
+	if len(rep.Gaps) != 1 || rep.Gaps[0] != want {
+		t.Fatalf("gaps = %+v, want %+v", rep.Gaps, want)
+	}
+}
