@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -176,5 +177,30 @@ func TestLocked_AStoragePathAnotherProcessHolds(t *testing.T) {
 	after, _ := os.ReadFile(lastRun)
 	if string(after) != string(before) {
 		t.Fatal(".last_run.json must keep describing the last run that started")
+	}
+}
+
+// fixedClock always says the same time; waits are real.
+type fixedClock struct {
+	crawl.SystemClock
+	at time.Time
+}
+
+func (c fixedClock) Now() time.Time { return c.at }
+
+func TestRunIDsSortByStartAndNeverRepeat(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 5})
+	cfg := f.config(nil, "")
+	at := time.Date(2026, 11, 30, 0, 23, 5, 0, time.UTC)
+	var ids []string
+	// Three runs in one second, the last two in one millisecond.
+	for _, now := range []time.Time{at.Add(900 * time.Millisecond), at.Add(901 * time.Millisecond), at.Add(901 * time.Millisecond)} {
+		ids = append(ids, f.run(cfg, Options{Clock: fixedClock{at: now}}).RunID)
+	}
+	if !slices.IsSorted(ids) || ids[0] == ids[1] || ids[1] == ids[2] {
+		t.Fatalf("run ids %q do not sort by start, or repeat", ids)
+	}
+	if !strings.HasPrefix(ids[0], "20261130T002305.900Z-") || !strings.HasPrefix(ids[2], "20261130T002305.902Z-") {
+		t.Fatalf("run ids %q", ids)
 	}
 }

@@ -54,8 +54,14 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	}
 	defer db.Close()
 
+	runTime, err := db.ClaimRunTime(startedAt)
+	if err != nil {
+		r := verdict.Locked(cfg.Name, startedAt, err.Error())
+		r.Export.Reason = "storage could not be written"
+		return notStarted(cfg, r, err, log)
+	}
 	report := verdict.RunReport{
-		Config: cfg.Name, RunID: newRunID(startedAt), SchemaVersion: verdict.SchemaVersion,
+		Config: cfg.Name, RunID: newRunID(runTime), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
 	}
 	x := newExporter(cfg, db, log)

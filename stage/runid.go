@@ -6,10 +6,16 @@ import (
 	"time"
 )
 
-// newRunID returns an id that sorts by start time and does not collide
-// between runs started in the same second: 20261130T002305Z-3f9a.
+// runIDLayout is a run id's time: UTC to the millisecond, so ids sort by
+// start time as text.
+const runIDLayout = "20060102T150405.000Z"
+
+// newRunID returns an id made from a claimed run time (state.ClaimRunTime:
+// later than every earlier run's of the storage path) and a random suffix
+// that tells runs of different storage paths apart:
+// 20261130T002305.123Z-3f9a.
 func newRunID(at time.Time) string {
 	var b [2]byte
 	_, _ = rand.Read(b[:])
-	return at.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+	return at.UTC().Format(runIDLayout) + "-" + hex.EncodeToString(b[:])
 }

@@ -51,6 +51,9 @@ var (
 	keyPendingCount = []byte("pending_count")
 	// keyTraversalGaps counts coverage gaps over the current traversal.
 	keyTraversalGaps = []byte("traversal_gaps")
+	// keyRunTime is the last run time ClaimRunTime gave out, in Unix
+	// milliseconds.
+	keyRunTime = []byte("run_time_ms")
 
 	bucketPublishing = []byte("publishing")
 	bucketPublished  = []byte("published")
