@@ -136,11 +136,10 @@ type Result struct {
 	Items    verdict.ItemCounts
 	// CoverageGaps counts failed URLs left after the run plus unusable
 	// pages; Gaps lists the first of them.
-	CoverageGaps   int
-	Gaps           []verdict.Gap
-	Traversal      verdict.Traversal
-	EmptyRunStreak int
-	Breaker        verdict.Breaker
+	CoverageGaps int
+	Gaps         []verdict.Gap
+	Traversal    verdict.Traversal
+	Breaker      verdict.Breaker
 }
 
 // headers returns the extra request headers a refresh set, and their

@@ -73,7 +73,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 	r.loop(ctx)
 	r.progress()
 
-	fin, err := e.d.Store.Finish(r.tally.productive(), r.tally.gaps())
+	fin, err := e.d.Store.Finish(r.tally.gaps())
 	if err != nil && r.storeErr == nil {
 		r.storeErr = err
 		r.stop, r.detail = verdict.StopError, err.Error()
@@ -381,7 +381,7 @@ func (r *run) halt(s verdict.Stop, detail string) {
 
 // result is what the run came to, with what the store says is left.
 func (r *run) result(fin Finish) Result {
-	res := Result{Stop: r.stop, Detail: r.detail, Traversal: r.traversal, EmptyRunStreak: fin.EmptyRunStreak, Breaker: r.brk.story}
+	res := Result{Stop: r.stop, Detail: r.detail, Traversal: r.traversal, Breaker: r.brk.story}
 	r.tally.fill(&res)
 	// The traversal is complete when its queue is empty; failed URLs wait
 	// in the failed set for the next traversal.

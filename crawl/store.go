@@ -19,10 +19,9 @@ type Store interface {
 	// pass, numbering the entries from nextSeq; it returns how many it moved
 	// and the next free sequence number.
 	RequeueFailed(nextSeq uint64) (moved int, next uint64, err error)
-	// Finish ends the run: it records whether the run was productive and
-	// how many coverage gaps it left, and returns what is left for the next
-	// run.
-	Finish(productive bool, gaps int) (Finish, error)
+	// Finish ends the run's crawl: it adds the coverage gaps the run left
+	// to the traversal's, and returns what is left for the next run.
+	Finish(gaps int) (Finish, error)
 }
 
 // Start is what Begin found and did.
@@ -46,7 +45,4 @@ type Finish struct {
 	Failed int
 	// TraversalGaps counts coverage gaps over all runs of the traversal.
 	TraversalGaps int
-	// EmptyRunStreak is the number of runs in a row, this one included,
-	// that were not productive.
-	EmptyRunStreak int
 }

@@ -78,16 +78,21 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		res.Detail += "; " + repairHint(cfg)
 	}
 	fill(&report, res)
-	if res.Traversal.ID == 0 {
-		// The engine never began, so it never counted this run: it was not
-		// productive, and report --stale-after must see that.
-		if fin, err := db.Finish(false, 0); err == nil {
-			report.EmptyRunStreak = fin.EmptyRunStreak
-		}
-	}
 	if runErr == nil {
-		runErr = finishExport(ctx, x, db, cfg, &report, res, log)
+		runErr = tombstone(db, cfg, &report, res)
+	}
+	// Once the run knows whether it was productive (a removal counts), it
+	// records so, and learns its empty-run streak, before the verdict is
+	// written anywhere.
+	if streak, err := db.RecordRun(report.Productive); err == nil {
+		report.EmptyRunStreak = streak
 	} else {
+		log.Error("record the run", "err", err)
+	}
+	switch {
+	case runErr == nil:
+		runErr = finishExport(ctx, x, &report, res, log)
+	case !report.Export.Failed: // failExport has not said why already
 		report.Export = errorExport(runErr)
 	}
 	b, err := encodeReport(report)
@@ -98,24 +103,25 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	return report, errors.Join(runErr, err)
 }
 
-// finishExport tombstones items a clean traversal did not see, when the
-// config asks for it, and publishes. A publish that fails turns the stop
-// into error.
-func finishExport(ctx context.Context, x *exporter, db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
-	if cfg.Export.Tombstones && cleanTraversal(r) {
-		n, err := db.MarkRemoved(res.Traversal.ID, r.RunID, r.FinishedAt)
-		if err != nil {
-			return failExport(r, res, err)
-		}
-		r.Items.Removed = n
-		if n > 0 && !r.Productive {
-			// A removal is a change: the run was productive after all.
-			if err := db.ResetEmptyRunStreak(); err != nil {
-				return failExport(r, res, err)
-			}
-			r.Productive, r.EmptyRunStreak = true, 0
-		}
+// tombstone marks the items a clean traversal did not see as removed,
+// when the config asks for it. A removal is a change: the run is
+// productive. A state that cannot be written turns the stop into error.
+func tombstone(db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.Result) error {
+	if !cfg.Export.Tombstones || !cleanTraversal(r) {
+		return nil
 	}
+	n, err := db.MarkRemoved(res.Traversal.ID, r.RunID, r.FinishedAt)
+	if err != nil {
+		return failExport(r, res, err)
+	}
+	r.Items.Removed = n
+	r.Productive = r.Productive || n > 0
+	return nil
+}
+
+// finishExport publishes. A publish that fails turns the stop into error;
+// one a signal or the deadline abandons, into interrupted.
+func finishExport(ctx context.Context, x *exporter, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
 	if err := x.publish(ctx, r); err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
 			interruptExport(r, res, context.Cause(ctx))
@@ -232,7 +238,6 @@ func fill(r *verdict.RunReport, res crawl.Result) {
 	if r.Gaps == nil {
 		r.Gaps = []verdict.Gap{}
 	}
-	r.EmptyRunStreak = res.EmptyRunStreak
 	r.Breaker = res.Breaker
 	if r.Breaker.Events == nil {
 		r.Breaker.Events = []verdict.BreakerEvent{}

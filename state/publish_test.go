@@ -94,7 +94,7 @@ func TestTombstonesAfterACleanTraversal(t *testing.T) {
 	db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq - 1}) // "never-published" was stored last
 	db.CommitPublish("r1")
 	// Traversal 2 sees only "kept".
-	db.Finish(true, 0)
+	db.Finish(0)
 	st2, _ := db.Begin(nil)
 	if st2.Traversal != st.Traversal+1 {
 		t.Fatalf("traversal = %d", st2.Traversal)
@@ -124,7 +124,7 @@ func TestTombstonesAfterACleanTraversal(t *testing.T) {
 		t.Fatalf("pending count = %d", p.Count)
 	}
 	// Removed again, the removal published, then back: that is a change.
-	db.Finish(true, 0)
+	db.Finish(0)
 	st3, _ := db.Begin(nil)
 	store(t, db, version("kept", hash(1)))
 	if n, _ := db.MarkRemoved(st3.Traversal, "r3", time.Unix(200, 0)); n != 1 {
@@ -144,16 +144,16 @@ func TestTombstonesAfterACleanTraversal(t *testing.T) {
 func TestTraversalGapsAccumulateUntilANewTraversal(t *testing.T) {
 	db := open(t, t.TempDir())
 	db.Begin([]crawl.Entry{{URL: "http://h/", Kind: crawl.KindListing, Start: true}})
-	if f, _ := db.Finish(true, 2); f.TraversalGaps != 2 {
+	if f, _ := db.Finish(2); f.TraversalGaps != 2 {
 		t.Fatalf("gaps = %d", f.TraversalGaps)
 	}
 	db.Begin(nil) // the start URL is still queued: same traversal
-	if f, _ := db.Finish(true, 1); f.TraversalGaps != 3 {
+	if f, _ := db.Finish(1); f.TraversalGaps != 3 {
 		t.Fatalf("gaps = %d", f.TraversalGaps)
 	}
 	db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 1, Entry: entry("http://h/", crawl.KindListing)}}})
 	db.Begin(nil) // queue empty: new traversal
-	if f, _ := db.Finish(true, 0); f.TraversalGaps != 0 {
+	if f, _ := db.Finish(0); f.TraversalGaps != 0 {
 		t.Fatalf("gaps after a new traversal = %d", f.TraversalGaps)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // Begin starts a run in one transaction. When the queue is empty it starts
@@ -115,19 +116,12 @@ func (db *DB) RequeueFailed(nextSeq uint64) (int, uint64, error) {
 	return moved, nextSeq, nil
 }
 
-// Finish records whether the run was productive and how many coverage gaps
-// it left, and returns what is left for the next run.
-func (db *DB) Finish(productive bool, gaps int) (crawl.Finish, error) {
+// Finish adds the coverage gaps the run's crawl left to the traversal's,
+// and returns what is left for the next run.
+func (db *DB) Finish(gaps int) (crawl.Finish, error) {
 	var f crawl.Finish
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
-		streak := getUint(meta, keyStreak) + 1
-		if productive {
-			streak = 0
-		}
-		if err := putUint(meta, keyStreak, streak); err != nil {
-			return err
-		}
 		traversalGaps := getUint(meta, keyTraversalGaps) + uint64(max(gaps, 0))
 		if err := putUint(meta, keyTraversalGaps, traversalGaps); err != nil {
 			return err
@@ -135,7 +129,6 @@ func (db *DB) Finish(productive bool, gaps int) (crawl.Finish, error) {
 		f.TraversalGaps = int(traversalGaps)
 		f.Failed = db.count(tx.Bucket(bucketFailed))
 		f.Queued = db.count(tx.Bucket(bucketQueue)) + f.Failed
-		f.EmptyRunStreak = int(streak)
 		return nil
 	})
 	if err != nil {
@@ -156,14 +149,18 @@ func (db *DB) count(b *bolt.Bucket) int {
 	return n
 }
 
-// ResetEmptyRunStreak records that the run turned out productive after
-// Finish — it removed items — so the empty-run streak starts again.
-func (db *DB) ResetEmptyRunStreak() error {
+// RecordRun records whether a run was productive, once per run, and
+// returns the empty-run streak: the runs in a row, this one included, that
+// were not.
+func (db *DB) RecordRun(productive bool) (int, error) {
+	var streak int
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		return putUint(tx.Bucket(bucketMeta), keyStreak, 0)
+		meta := tx.Bucket(bucketMeta)
+		streak = verdict.NextEmptyRunStreak(int(getUint(meta, keyStreak)), productive)
+		return putUint(meta, keyStreak, uint64(streak))
 	})
 	if err != nil {
-		return fmt.Errorf("reset empty-run streak in %s: %w", db.dir, err)
+		return 0, fmt.Errorf("record the run in %s: %w", db.dir, err)
 	}
-	return nil
+	return streak, nil
 }

@@ -122,8 +122,8 @@ func TestFailedURLsWaitForTheRetryPassAndTheNextRun(t *testing.T) {
 	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: qs[0].Seq, Entry: qs[0].Entry, Failed: true}}}); err != nil {
 		t.Fatal(err)
 	}
-	fin, err := db.Finish(false, 0)
-	if err != nil || fin.Failed != 1 || fin.Queued != 1 || fin.EmptyRunStreak != 1 {
+	fin, err := db.Finish(0)
+	if err != nil || fin.Failed != 1 || fin.Queued != 1 {
 		t.Fatalf("finish = %+v, %v", fin, err)
 	}
 	// The next run finds the queue empty: a new traversal, carrying the
@@ -132,9 +132,8 @@ func TestFailedURLsWaitForTheRetryPassAndTheNextRun(t *testing.T) {
 	if err != nil || !st2.NewTraversal || st2.Traversal != 2 || st2.Queued != 1 {
 		t.Fatalf("next run = %+v, %v", st2, err)
 	}
-	fin, _ = db.Finish(true, 0)
-	if fin.EmptyRunStreak != 0 || fin.Failed != 0 {
-		t.Fatalf("productive finish = %+v", fin)
+	if fin, _ = db.Finish(0); fin.Failed != 0 {
+		t.Fatalf("finish of the new traversal = %+v", fin)
 	}
 }
 
@@ -145,14 +144,15 @@ func TestEmptyRunStreakSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ {
-		db.Begin(nil)
-		db.Finish(false, 0)
+		db.RecordRun(false)
 	}
 	db.Close()
 	db = open(t, dir)
-	db.Begin(nil)
-	if fin, _ := db.Finish(false, 0); fin.EmptyRunStreak != 4 {
-		t.Fatalf("streak = %d, want 4", fin.EmptyRunStreak)
+	if streak, err := db.RecordRun(false); err != nil || streak != 4 {
+		t.Fatalf("streak = %d, %v; want 4", streak, err)
+	}
+	if streak, _ := db.RecordRun(true); streak != 0 {
+		t.Fatalf("a productive run's streak = %d, want 0", streak)
 	}
 }
 
@@ -201,7 +201,7 @@ func TestRetryMovesOutageFailuresBackToTheQueue(t *testing.T) {
 	if len(qs) != 1 || qs[0].Seq != q.Seq || !qs[0].Start {
 		t.Fatalf("queue = %+v, want the URL back under its new number", qs)
 	}
-	if fin, _ := db.Finish(false, 0); fin.Failed != 0 || fin.Queued != 1 {
+	if fin, _ := db.Finish(0); fin.Failed != 0 || fin.Queued != 1 {
 		t.Fatalf("finish = %+v: an outage failure is queued, not failed", fin)
 	}
 }
