@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/renameio/v2"
-
-	"github.com/databrew/databrew-stage/internal/testhook"
 )
 
 // The files of a run folder and of the export root.
@@ -42,34 +40,38 @@ func (l Layout) RunDir(startedAt time.Time, runID string) string {
 // VerdictPath is the export root's latest verdict.
 func (l Layout) VerdictPath() string { return filepath.Join(l.Output, VerdictFile) }
 
-// Promote renames a complete staging folder to its run folder and syncs
-// both parents, so the run's files appear to readers all at once. renamed
-// reports whether the folder is in place: an error after the rename leaves
-// a visible folder, which must be completed, not abandoned.
-func Promote(staging, runDir string) (renamed bool, err error) {
+// Promote renames a complete staging folder to its run folder, so the
+// run's files appear to readers all at once. When it returns an error the
+// folder did not appear (and no empty dt= folder is left); when it returns
+// nil the folder is visible, and SyncPromoted makes that durable.
+func Promote(staging, runDir string) error {
 	parent := filepath.Dir(runDir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return false, fmt.Errorf("create %s: %w", parent, err)
+		return fmt.Errorf("create %s: %w", parent, err)
 	}
 	if err := syncFolder(staging); err != nil {
-		return false, err
+		return err
 	}
 	if err := os.Rename(staging, runDir); err != nil {
 		_ = os.Remove(parent) // only when empty: no dt= folder without a run
-		return false, fmt.Errorf("publish %s: %w", runDir, err)
+		return fmt.Errorf("publish %s: %w", runDir, err)
 	}
-	if err := testhook.Reached("renamed"); err != nil {
-		return true, err
-	}
+	return nil
+}
+
+// SyncPromoted makes a promoted run folder durable — it syncs the folders
+// that hold it — and removes the staging root when it is empty. An error
+// leaves a visible folder, which must be completed, not abandoned.
+func SyncPromoted(staging, runDir string) error {
+	parent := filepath.Dir(runDir)
 	if err := syncFolder(parent); err != nil {
-		return true, err
+		return err
 	}
 	if err := syncFolder(filepath.Dir(parent)); err != nil {
-		return true, err
+		return err
 	}
-	// The staging root goes when it is empty.
 	_ = os.Remove(filepath.Dir(staging))
-	return true, nil
+	return nil
 }
 
 // Complete writes a published run folder's _manifest.json and then its

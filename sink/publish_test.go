@@ -36,8 +36,11 @@ func TestPromoteAndComplete(t *testing.T) {
 		}
 	}
 	runDir := l.RunDir(time.Now(), "r1")
-	if renamed, err := Promote(staging, runDir); err != nil || !renamed {
-		t.Fatal(renamed, err)
+	if err := Promote(staging, runDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := SyncPromoted(staging, runDir); err != nil {
+		t.Fatal(err)
 	}
 	if Exists(staging) || Exists(filepath.Dir(staging)) {
 		t.Fatal("the staging folder must be gone after the rename")
@@ -60,7 +63,7 @@ func TestPromoteAndComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(staging, "x.parquet"), nil, 0o644)
-	if renamed, err := Promote(staging, runDir); err == nil || renamed {
+	if err := Promote(staging, runDir); err == nil || !Exists(staging) {
 		t.Fatal("promoting onto an existing run folder must fail before renaming")
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
@@ -35,11 +34,13 @@ type exporter struct {
 	layout sink.Layout
 	schema sink.Schema
 	log    *slog.Logger
+	// afterStep is Options.AfterPublishStep.
+	afterStep func(PublishStep) error
 }
 
-func newExporter(cfg config.Config, db *state.DB, log *slog.Logger) *exporter {
+func newExporter(cfg config.Config, db *state.DB, opts Options, log *slog.Logger) *exporter {
 	return &exporter{
-		cfg: cfg, db: db, log: log,
+		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep,
 		layout: sink.Layout{Output: cfg.Output},
 		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
 	}
@@ -78,6 +79,14 @@ func (x *exporter) reconcile() error {
 	return sink.RemoveStaging(x.layout, "")
 }
 
+// reached reports a step of the publish done (see Options.AfterPublishStep).
+func (x *exporter) reached(step PublishStep) error {
+	if x.afterStep == nil {
+		return nil
+	}
+	return x.afterStep(step)
+}
+
 // decide says whether the run publishes, and if not, why.
 func (x *exporter) decide(r *verdict.RunReport) (publish bool, reason string) {
 	switch {
@@ -112,7 +121,7 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 		return fmt.Errorf("write export: %w", err)
 	}
 	runDir := x.layout.RunDir(r.StartedAt, r.RunID)
-	if err := testhook.Reached("staging"); err != nil {
+	if err := x.reached(StepStaging); err != nil {
 		return err
 	}
 	manifest, err := x.write(ctx, staging, pending.MaxSeq, r)
@@ -132,7 +141,7 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 	if err := sink.WriteFileAtomic(filepath.Join(staging, sink.VerdictFile), verdictJSON); err != nil {
 		return err
 	}
-	if err := testhook.Reached("staged"); err != nil {
+	if err := x.reached(StepStaged); err != nil {
 		return err
 	}
 	pub := state.Publication{RunID: r.RunID, MaxSeq: pending.MaxSeq, Dir: runDir, Staging: staging,
@@ -140,22 +149,28 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 	if err := x.db.BeginPublish(pub); err != nil {
 		return err
 	}
-	if err := testhook.Reached("recorded"); err != nil {
+	if err := x.reached(StepRecorded); err != nil {
 		return err
 	}
-	if renamed, err := sink.Promote(staging, runDir); err != nil {
-		if renamed || sink.Exists(runDir) {
+	if err := sink.Promote(staging, runDir); err != nil {
+		if sink.Exists(runDir) {
 			return err // the folder is visible: reconcile completes and commits it
 		}
 		return errors.Join(err, x.db.AbortPublish(r.RunID), sink.RemoveStaging(x.layout, r.RunID))
 	}
-	if err := testhook.Reached("promoted"); err != nil {
+	if err := x.reached(StepRenamed); err != nil {
+		return err
+	}
+	if err := sink.SyncPromoted(staging, runDir); err != nil {
+		return err // the folder is visible: reconcile completes and commits it
+	}
+	if err := x.reached(StepPromoted); err != nil {
 		return err
 	}
 	if err := sink.Complete(runDir, manifestJSON); err != nil {
 		return err // the folder is visible: reconcile completes it
 	}
-	if err := testhook.Reached("completed"); err != nil {
+	if err := x.reached(StepCompleted); err != nil {
 		return err
 	}
 	_, err = x.db.CommitPublish(r.RunID)

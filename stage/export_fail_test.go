@@ -11,7 +11,6 @@ import (
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/mounttest"
-	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -105,14 +104,13 @@ func TestInterrupted_ASignalDuringTheExportPublishesNothingAndLosesNothing(t *te
 	cfg := f.config(nil, "")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	testhook.PublishStep = func(step string) error {
-		if step == "staging" {
+	opts := Options{AfterPublishStep: func(step PublishStep) error {
+		if step == StepStaging {
 			cancel(errors.New("Interrupted by SIGTERM"))
 		}
 		return nil
-	}
-	rep := f.runCtx(ctx, cfg, Options{})
-	testhook.PublishStep = nil
+	}}
+	rep := f.runCtx(ctx, cfg, opts)
 	expect(t, rep, verdict.StopInterrupted, verdict.OutcomePartial, 3)
 	if rep.Export.Published || !rep.Export.Failed || !strings.HasPrefix(rep.Export.Reason, "Interrupted by SIGTERM during the export") {
 		t.Fatalf("export = %+v, want nothing published and the export failed by the signal", rep.Export)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/mounttest"
-	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 )
 
@@ -86,8 +85,8 @@ func TestExport_AnOutputRootThatIsAMountPointPublishes(t *testing.T) {
 	cfg := f.config(nil, "\n[export]\nmax_file_rows = 15\n")
 	mounttest.Tmpfs(t, cfg.Output, "size=8m")
 	steps := 0
-	testhook.PublishStep = func(step string) error {
-		if step != "staged" && step != "recorded" {
+	opts := Options{AfterPublishStep: func(step PublishStep) error {
+		if step != StepStaged && step != StepRecorded {
 			return nil
 		}
 		steps++
@@ -100,10 +99,8 @@ func TestExport_AnOutputRootThatIsAMountPointPublishes(t *testing.T) {
 			t.Errorf("at %s: a reader sees staged files %v", step, seen)
 		}
 		return nil
-	}
-	t.Cleanup(func() { testhook.PublishStep = nil })
-	rep := f.run(cfg, Options{})
-	testhook.PublishStep = nil
+	}}
+	rep := f.run(cfg, opts)
 	if !rep.Export.Published || rep.Export.Failed || len(rep.Export.Files) != 3 || steps != 2 {
 		t.Fatalf("export = %+v after %d publish steps, want 3 files published", rep.Export, steps)
 	}

@@ -33,4 +33,34 @@ type Options struct {
 	// the traversal starts over, and every item is exported again as new.
 	// Every page of the state file is checked first; a sound file is kept.
 	ResetState bool
+	// AfterPublishStep, when set, is called as a publish completes each of
+	// its steps, in the order of PublishSteps. An error it returns abandons
+	// the publish right there, leaving files and state as a crash would:
+	// tests use it to prove each step survivable; a program can also time
+	// or log the steps.
+	AfterPublishStep func(PublishStep) error
 }
+
+// PublishStep names a step of the publish protocol.
+type PublishStep string
+
+// The steps of a publish, in order.
+const (
+	// StepStaging: the staging folder exists; no file is written yet.
+	StepStaging PublishStep = "staging"
+	// StepStaged: the files are written and synced in staging.
+	StepStaged PublishStep = "staged"
+	// StepRecorded: the publish is recorded in the state.
+	StepRecorded PublishStep = "recorded"
+	// StepRenamed: the run folder is renamed into place, its parents not
+	// yet synced.
+	StepRenamed PublishStep = "renamed"
+	// StepPromoted: the run folder is visible and durable.
+	StepPromoted PublishStep = "promoted"
+	// StepCompleted: _manifest.json and _SUCCESS are written; the state
+	// commit is next.
+	StepCompleted PublishStep = "completed"
+)
+
+// PublishSteps lists the steps of a publish in order.
+var PublishSteps = []PublishStep{StepStaging, StepStaged, StepRecorded, StepRenamed, StepPromoted, StepCompleted}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/mounttest"
-	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 )
@@ -20,18 +19,11 @@ var errCrash = errors.New("simulated crash")
 // again: every item reaches exactly one complete run folder, and no
 // staging debris or incomplete folder is left.
 func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T) {
-	for _, step := range []string{"staged", "recorded", "renamed", "promoted", "completed"} {
-		t.Run(step, func(t *testing.T) {
+	for _, step := range PublishSteps {
+		t.Run(string(step), func(t *testing.T) {
 			f := newFixture(t, catalogsite.Options{Items: 50})
 			cfg := f.config(nil, "")
-			testhook.PublishStep = func(s string) error {
-				if s == step {
-					return errCrash
-				}
-				return nil
-			}
-			rep, err := Run(t.Context(), cfg, Options{})
-			testhook.PublishStep = nil
+			rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("run 1: %v", err)
 			}
@@ -82,18 +74,11 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 // forgets the cut publish, removes its staging beside the root, and
 // publishes every item exactly once.
 func TestReconcile_APublishStagedBesideARootThatBecameAMountPoint(t *testing.T) {
-	for _, step := range []string{"staged", "recorded"} {
-		t.Run(step, func(t *testing.T) {
+	for _, step := range []PublishStep{StepStaged, StepRecorded} {
+		t.Run(string(step), func(t *testing.T) {
 			f := newFixture(t, catalogsite.Options{Items: 50})
 			cfg := f.config(nil, "")
-			testhook.PublishStep = func(s string) error {
-				if s == step {
-					return errCrash
-				}
-				return nil
-			}
-			rep, err := Run(t.Context(), cfg, Options{})
-			testhook.PublishStep = nil
+			rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("run 1: %v", err)
 			}
@@ -119,5 +104,15 @@ func TestReconcile_APublishStagedBesideARootThatBecameAMountPoint(t *testing.T) 
 			}
 			expectEachItemOnce(t, f, cfg.Output)
 		})
+	}
+}
+
+// crashAt abandons a publish right after step, as a crash there would.
+func crashAt(step PublishStep) func(PublishStep) error {
+	return func(s PublishStep) error {
+		if s == step {
+			return errCrash
+		}
+		return nil
 	}
 }

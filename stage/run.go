@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		Config: cfg.Name, RunID: newRunID(runTime), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
 	}
-	x := newExporter(cfg, db, log)
+	x := newExporter(cfg, db, opts, log)
 	var res crawl.Result
 	runErr := x.reconcile()
 	if runErr != nil {

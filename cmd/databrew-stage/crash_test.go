@@ -19,9 +19,9 @@ import (
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/mounttest"
-	"github.com/databrew/databrew-stage/internal/testhook"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/sink/sinktest"
+	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -36,16 +36,20 @@ const pauseEnv = "DATABREW_TEST_PAUSE_AT"
 
 const pausedMarker = "paused at publish step "
 
-func pauseAtPublishStep(step string) {
+// pauseAtPublishStep returns the stage options of a subprocess that
+// pauses at step, to be killed there; none when step is empty.
+func pauseAtPublishStep(step string) func(*stage.Options) {
 	if step == "" {
-		return
-	}
-	testhook.PublishStep = func(s string) error {
-		if s == step {
-			fmt.Fprintln(os.Stderr, pausedMarker+s)
-			time.Sleep(time.Hour)
-		}
 		return nil
+	}
+	return func(o *stage.Options) {
+		o.AfterPublishStep = func(s stage.PublishStep) error {
+			if string(s) == step {
+				fmt.Fprintln(os.Stderr, pausedMarker+string(s))
+				time.Sleep(time.Hour)
+			}
+			return nil
+		}
 	}
 }
 
@@ -184,8 +188,7 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 	}
 	switch {
 	case r < 4:
-		steps := []string{"staged", "recorded", "renamed", "promoted", "completed"}
-		how = "killed at " + steps[rng.IntN(len(steps))]
+		how = "killed at " + string(stage.PublishSteps[rng.IntN(len(stage.PublishSteps))])
 		cmd.Env = append(cmd.Env, pauseEnv+"="+strings.TrimPrefix(how, "killed at "))
 	case r < 8:
 		how = "killed at random"

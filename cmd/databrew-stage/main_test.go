@@ -23,8 +23,9 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"databrew-stage": func() {
-			pauseAtPublishStep(os.Getenv(pauseEnv))
-			os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
+			env := cli.OSEnv()
+			env.RunOptions = pauseAtPublishStep(os.Getenv(pauseEnv))
+			os.Exit(cli.Main(os.Args[1:], env))
 		},
 	})
 }

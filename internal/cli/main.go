@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/databrew/databrew-stage/stage"
 )
 
 // Exit codes shared by every command.
@@ -26,6 +28,10 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// RunOptions, when set, adjusts the stage options of every run: a
+	// program that embeds the command line adds the Go API's hooks with
+	// it (middleware, a refresh hook, publish-step observers).
+	RunOptions func(*stage.Options)
 }
 
 // OSEnv returns the process's real streams.

@@ -103,6 +103,9 @@ func runCmd(args []string, env Env) int {
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
 		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState}
+		if env.RunOptions != nil {
+			env.RunOptions(&opts)
+		}
 		opts.Progress = progress.start(cfg.Name)
 		rep, err := stage.Run(ctx, *cfg, opts)
 		progress.stop()
