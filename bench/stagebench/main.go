@@ -34,8 +34,8 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/stage"
 )
 
@@ -70,7 +70,7 @@ respect_robots = true
 ` + catalogsite.ExtractConfig
 
 func main() {
-	buildinfo.TuneGC() // as the databrew-stage binary does
+	gctune.Apply() // as the databrew-stage binary does
 	os.Exit(run())
 }
 

@@ -6,11 +6,11 @@ package main
 import (
 	"os"
 
-	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/internal/cli"
+	"github.com/databrew/databrew-stage/internal/gctune"
 )
 
 func main() {
-	buildinfo.TuneGC()
+	gctune.Apply()
 	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
 }

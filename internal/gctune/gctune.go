@@ -1,4 +1,6 @@
-package buildinfo
+// Package gctune sets the garbage collector's target and soft memory limit
+// the stage runs best with, unless the environment sets them.
+package gctune
 
 import (
 	"os"
@@ -16,9 +18,9 @@ const DefaultGCPercent = 200
 // headroom DefaultGCPercent buys stays bounded however large the crawl.
 const DefaultMemoryLimit = 32 << 20
 
-// TuneGC applies DefaultGCPercent and DefaultMemoryLimit unless GOGC or
+// Apply sets DefaultGCPercent and DefaultMemoryLimit unless GOGC or
 // GOMEMLIMIT are set.
-func TuneGC() {
+func Apply() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(DefaultGCPercent)
 	}
