@@ -3,8 +3,10 @@
 // applies the stop rules, and hands each finished page's links and items to
 // a Store in batches.
 //
-// The engine depends only on the small interfaces it defines here — a
-// Fetcher for one HTTP exchange, a Store for the queue and the items, a
-// Robots and a Pacer for politeness — so tests and adapters plug in real
-// implementations without the engine knowing them.
+// The engine's side effects go through the small interfaces it defines
+// here — a Fetcher for one HTTP exchange, a Store for the queue and the
+// items, a Robots and a Pacer for politeness, a Clock — so tests and
+// adapters plug in real implementations without the engine knowing them.
+// Reading pages it leaves to extract's compiled Extractor, a concrete type
+// without I/O.
 package crawl

@@ -1,8 +1,12 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
 // traversal, the URLs that failed, the items with their content hashes, and
-// the item versions not yet exported. Every change is one transaction, so a
-// crash between any two steps leaves a state the next run resumes from.
+// the item versions not yet exported. Every change is made in transactions
+// ordered so that a crash between any two leaves a state the next run
+// resumes from: most changes are one transaction; Commit and CommitPublish
+// split a large change into several when one would map more of the file
+// than the resident budget, keeping a prefix of it on a crash (see their
+// doc comments).
 package state
 
 import (
