@@ -47,7 +47,8 @@ type BlockRules struct {
 
 // Deps are the engine's collaborators.
 type Deps struct {
-	Fetcher   Fetcher
+	Fetcher Fetcher
+	// Store keeps the queue and the items; Run needs it, Inspect does not.
 	Store     Store
 	Extractor *extract.Extractor
 	// Robots, when set, is asked before every URL.
@@ -85,8 +86,8 @@ type Engine struct {
 
 // New checks the settings and returns an engine ready to Run once.
 func New(s Settings, d Deps) (*Engine, error) {
-	if d.Fetcher == nil || d.Store == nil || d.Extractor == nil {
-		return nil, errors.New("crawl engine needs a fetcher, a store and an extractor")
+	if d.Fetcher == nil || d.Extractor == nil {
+		return nil, errors.New("crawl engine needs a fetcher and an extractor")
 	}
 	if s.Concurrency < 1 {
 		s.Concurrency = 1

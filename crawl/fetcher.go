@@ -29,6 +29,8 @@ type Response struct {
 	Body []byte
 	// HTML is true when the content type is HTML (or absent).
 	HTML bool
+	// Charset names the encoding Body was decoded from, when known.
+	Charset string
 	// RedirectNotFollowed says why a 3xx response was not followed.
 	RedirectNotFollowed string
 	// Release, when set, returns Body's buffer for reuse; the engine calls

@@ -55,6 +55,10 @@ type task struct {
 // the result. It returns an error only when the store failed; the result
 // then says stop "error".
 func (e *Engine) Run(ctx context.Context) (Result, error) {
+	if e.d.Store == nil {
+		err := errors.New("crawl engine needs a store to run")
+		return Result{Stop: verdict.StopError, Detail: err.Error()}, err
+	}
 	start, err := e.d.Store.Begin(e.starts)
 	if err != nil {
 		return Result{Stop: verdict.StopError, Detail: err.Error()}, err

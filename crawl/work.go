@@ -27,6 +27,10 @@ type completion struct {
 
 	requests, retries int
 	robotsExcluded    bool
+	// The last response: its status, content type, charset and body size.
+	status               int
+	contentType, charset string
+	bytes                int
 
 	links []Entry
 	items []ItemVersion
@@ -135,6 +139,9 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			continue
 		}
 		c.class, c.reason, c.gap = j.class, j.reason, j.gap || leavesGap(q.Entry, j)
+		if resp != nil {
+			c.status, c.contentType, c.charset, c.bytes = resp.Status, resp.Header.Get("Content-Type"), resp.Charset, len(resp.Body)
+		}
 		if resp != nil && resp.FinalURL != nil {
 			if final := resp.FinalURL.String(); final != q.URL {
 				c.answeredBy = final

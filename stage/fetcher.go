@@ -24,7 +24,7 @@ func (f httpFetcher) Fetch(ctx context.Context, url string, hdr http.Header) (*c
 	return &crawl.Response{
 		URL: resp.URL, FinalURL: resp.FinalURL, Status: resp.Status, Header: resp.Header,
 		Body: resp.Body, HTML: resp.IsHTML(), Release: resp.Release,
-		RedirectNotFollowed: resp.RedirectNotFollowed,
+		RedirectNotFollowed: resp.RedirectNotFollowed, Charset: resp.Charset,
 	}, nil
 }
 

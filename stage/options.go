@@ -41,6 +41,14 @@ type Options struct {
 	AfterPublishStep func(PublishStep) error
 }
 
+// clockOf is the options' clock, the system's by default.
+func clockOf(opts Options) crawl.Clock {
+	if opts.Clock == nil {
+		return crawl.SystemClock{}
+	}
+	return opts.Clock
+}
+
 // PublishStep names a step of the publish protocol.
 type PublishStep string
 

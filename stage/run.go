@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
-	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/fetch"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -31,10 +28,7 @@ var ErrNotStarted = errors.New("not started")
 // ErrLocked, ErrCorrupt, ErrNoState) or when its state could not be read or
 // written.
 func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunReport, error) {
-	clock := opts.Clock
-	if clock == nil {
-		clock = crawl.SystemClock{}
-	}
+	clock := clockOf(opts)
 	log := opts.Logger
 	if log == nil {
 		log = discard
@@ -181,45 +175,11 @@ func errorExport(err error) verdict.Export {
 
 // crawlOnce builds the engine for cfg and runs it.
 func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.DB, runID string, clock crawl.Clock) (crawl.Result, error) {
-	x, err := extract.Compile(cfg.Extract)
+	eng, done, err := newEngine(cfg, opts, db, runID, clock)
 	if err != nil {
 		return crawl.Result{Stop: verdict.StopError, Detail: err.Error()}, err
 	}
-	p := cfg.Policy
-	scope := crawl.NewScope(cfg.AllowedDomains)
-	client := fetch.New(fetch.Config{
-		UserAgent: p.UserAgent, Timeout: p.Timeout, MaxBodyBytes: p.MaxBodyBytes,
-		MaxRedirects: p.MaxRedirects, InScope: func(u *url.URL) bool { return scope.Allows(u) },
-		MaxConnsPerHost: p.Concurrency, Transport: opts.Transport,
-	})
-	defer client.Close()
-	deps := crawl.Deps{
-		Fetcher: httpFetcher{client: client}, Store: db, Extractor: x,
-		Middleware: opts.Middleware, Refresh: opts.Refresh, Clock: clock, Logger: opts.Logger, Progress: opts.Progress,
-	}
-	if p.RespectRobots {
-		deps.Robots = fetch.NewRobots(client, p.UserAgent, p.Timeout)
-	}
-	if p.Delay > 0 || p.RespectRobots {
-		// Spacing per host: the configured delay, or a robots.txt
-		// Crawl-delay up to max_crawl_delay.
-		deps.Pacer = fetch.NewPoliteness(p.Delay)
-	}
-	maxRequests := p.MaxRequests
-	if opts.MaxRequests > 0 {
-		maxRequests = opts.MaxRequests
-	}
-	eng, err := crawl.New(crawl.Settings{
-		RunID: runID, StartURLs: cfg.StartURLs, AllowedDomains: cfg.AllowedDomains,
-		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
-		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
-		MinBodyBytes: p.MinBodyBytes, Thresholds: p.Thresholds(),
-		Breaker: verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
-		Block:   crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
-	}, deps)
-	if err != nil {
-		return crawl.Result{Stop: verdict.StopError, Detail: err.Error()}, err
-	}
+	defer done()
 	return eng.Run(ctx)
 }
 

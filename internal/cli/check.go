@@ -5,21 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/fetch"
+	"github.com/databrew/databrew-stage/stage"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 const checkUsage = `Usage: databrew-stage check CONFIG [--url URL]
 
-Validates CONFIG (exit 2 with file:line: key for every problem), then
-fetches the first start URL and shows what the listing yields, and fetches
-one item page (--url, or the first item link found) and shows the item it
-extracts. Nothing is written. Exit 1 when a page cannot be fetched or used.`
+Validates CONFIG (exit 2 with file:line: key for every problem), then visits
+the first start URL as a listing page and one item page (--url, or the first
+item link found) exactly as a run would — scope, robots.txt, retries, block
+rules, body checks, extraction — and shows what each yields and, when a run
+could not use it, why. Nothing is written. Exit 1 when a page cannot be
+fetched or used.`
 
 func checkCmd(args []string, env Env) int {
 	fs := newFlags("check", checkUsage, env)
@@ -36,139 +38,120 @@ func checkCmd(args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitUsage
 	}
-	x, err := extract.Compile(cfg.Extract)
-	if err != nil {
-		fmt.Fprintln(env.Stderr, err)
-		return ExitUsage
-	}
 	fmt.Fprintf(env.Stdout, "config %s: ok (%s)\n", cfg.Name, cfg.File)
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	c := &checker{cfg: cfg, x: x, out: env.Stdout, client: fetch.New(fetch.Config{
-		UserAgent: cfg.Policy.UserAgent, Timeout: cfg.Policy.Timeout, MaxBodyBytes: cfg.Policy.MaxBodyBytes,
-		MaxRedirects: cfg.Policy.MaxRedirects,
-	})}
-	defer c.client.Close()
-	first, ok := c.listing(ctx, cfg.StartURLs[0])
-	if !ok && *itemURL == "" {
+	var opts stage.Options
+	if env.RunOptions != nil {
+		env.RunOptions(&opts)
+	}
+	rep, err := stage.Check(ctx, *cfg, opts, *itemURL)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage check: %v\n", err)
 		return ExitFailed
 	}
-	if *itemURL == "" {
-		*itemURL = first
+	p := checkPrinter{out: env.Stdout, fields: rep.Fields}
+	ok := p.listing(rep.Listing, cfg.Extract.Listing.Items != "")
+	switch {
+	case rep.Item != nil:
+		ok = p.item(*rep.Item) && ok
+	case cfg.Extract.Listing.Items == "":
+		fmt.Fprintln(env.Stdout, "\nitem: no item link to check (give one with --url)")
+		ok = false
 	}
-	if *itemURL == "" {
-		if cfg.Extract.Listing.Items == "" {
-			fmt.Fprintln(env.Stdout, "item: no item link to check (give one with --url)")
-			return ExitFailed
-		}
-		return exitFor(ok)
+	if !ok {
+		return ExitFailed
 	}
-	return exitFor(c.item(ctx, *itemURL) && ok)
+	return ExitOK
 }
 
-func exitFor(ok bool) int {
-	if ok {
-		return ExitOK
-	}
-	return ExitFailed
-}
-
-type checker struct {
-	cfg    *config.Config
-	x      *extract.Extractor
-	client *fetch.Client
+// checkPrinter prints what check found.
+type checkPrinter struct {
 	out    io.Writer
+	fields []extract.FieldSpec
 }
 
-// get fetches a page and parses it, printing what went wrong.
-func (c *checker) get(ctx context.Context, what, raw string) (*fetch.Response, *url.URL, bool) {
-	fmt.Fprintf(c.out, "\n%s %s\n", what, raw)
-	resp, err := c.client.Fetch(ctx, raw, nil)
-	if err != nil {
-		fmt.Fprintf(c.out, "  fetch failed: %v\n", err)
-		return nil, nil, false
+// page prints what one visit came to and reports whether a run could use
+// the page.
+func (p checkPrinter) page(what string, in crawl.Inspection) bool {
+	fmt.Fprintf(p.out, "\n%s %s\n", what, in.URL)
+	if in.AnsweredBy != "" {
+		fmt.Fprintf(p.out, "  redirected to %s\n", in.AnsweredBy)
 	}
-	fmt.Fprintf(c.out, "  HTTP %d, %d bytes, charset %s\n", resp.Status, len(resp.Body), resp.Charset)
-	if resp.Status < 200 || resp.Status > 299 {
-		resp.Release()
-		return nil, nil, false
-	}
-	if int64(len(resp.Body)) < c.cfg.Policy.MinBodyBytes {
-		fmt.Fprintf(c.out, "  body shorter than min_body_bytes (%d): a run counts this page as a failure\n", c.cfg.Policy.MinBodyBytes)
-	}
-	return resp, resp.FinalURL, true
-}
-
-func (c *checker) listing(ctx context.Context, raw string) (firstItem string, ok bool) {
-	resp, base, ok := c.get(ctx, "listing", raw)
-	if !ok {
-		return "", false
-	}
-	defer resp.Release()
-	doc, err := c.x.Parse(resp.Body)
-	if err != nil {
-		fmt.Fprintf(c.out, "  cannot parse HTML: %v\n", err)
-		return "", false
-	}
-	ls := c.x.Listing(doc, base)
-	fmt.Fprintf(c.out, "  item links: %d\n", len(ls.ItemLinks))
-	for i, l := range ls.ItemLinks {
-		if i == 3 {
-			fmt.Fprintf(c.out, "    ... %d more\n", len(ls.ItemLinks)-3)
-			break
+	if in.Status != 0 {
+		charset := in.Charset
+		if charset == "" {
+			charset = "none"
 		}
-		fmt.Fprintf(c.out, "    %s\n", l)
+		fmt.Fprintf(p.out, "  HTTP %d, %d bytes, charset %s, content type %q\n", in.Status, in.Bytes, charset, in.ContentType)
 	}
-	fmt.Fprintf(c.out, "  next pages: %d", len(ls.NextPages))
-	if len(ls.NextPages) > 0 {
-		fmt.Fprintf(c.out, " (%s)", ls.NextPages[0])
+	if in.Requests > 1 {
+		fmt.Fprintf(p.out, "  %d requests (retries after failures)\n", in.Requests)
 	}
-	fmt.Fprintln(c.out)
-	if c.cfg.Extract.Listing.Items != "" {
-		fmt.Fprintf(c.out, "  item cards: %d usable, %d unusable\n", len(ls.Items), len(ls.Unusable))
-		if len(ls.Items) > 0 {
-			c.printItem(ls.Items[0])
-		}
-		for _, u := range ls.Unusable[:min(len(ls.Unusable), 3)] {
-			fmt.Fprintf(c.out, "    unusable card %s: %v\n", u.URL, u.Err)
-		}
-	}
-	if len(ls.ItemLinks) == 0 && len(ls.Items) == 0 {
-		fmt.Fprintln(c.out, "  this listing yields nothing: a run that fetches it fails")
-		return "", false
-	}
-	if len(ls.ItemLinks) > 0 {
-		if norm, _, ok := crawl.Normalize(ls.ItemLinks[0]); ok {
-			firstItem = norm
-		}
-	}
-	return firstItem, true
-}
-
-func (c *checker) item(ctx context.Context, raw string) bool {
-	resp, base, ok := c.get(ctx, "item", raw)
-	if !ok {
+	switch {
+	case in.Blocked != "":
+		fmt.Fprintf(p.out, "  blocked: %s: a run stops as blocked here\n", in.Blocked)
 		return false
-	}
-	defer resp.Release()
-	doc, err := c.x.Parse(resp.Body)
-	if err != nil {
-		fmt.Fprintf(c.out, "  cannot parse HTML: %v\n", err)
+	case in.Class == verdict.ClassFailure:
+		fmt.Fprintf(p.out, "  failure: %s: a run counts it toward the stop rules and retries it later\n", in.Reason)
 		return false
-	}
-	it, err := c.x.Item(doc, base)
-	if err != nil {
-		fmt.Fprintf(c.out, "  %v\n", err)
+	case in.Class != verdict.ClassOK:
+		fmt.Fprintf(p.out, "  not usable: %s\n", in.Reason)
 		return false
+	case in.Gap:
+		fmt.Fprintf(p.out, "  read in part: %s\n", in.Reason)
 	}
-	c.printItem(it)
+	for _, g := range in.Gaps[:min(len(in.Gaps), 3)] {
+		fmt.Fprintf(p.out, "  gap %s: %s\n", g.URL, g.Reason)
+	}
 	return true
 }
 
-func (c *checker) printItem(it extract.Item) {
-	fmt.Fprintf(c.out, "  key %s\n", it.Key)
-	for i, f := range c.x.Fields() {
+func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
+	if !p.page("listing", in) {
+		return false
+	}
+	fmt.Fprintf(p.out, "  item links: %d\n", len(in.ItemLinks))
+	for i, l := range in.ItemLinks {
+		if i == 3 {
+			fmt.Fprintf(p.out, "    ... %d more\n", len(in.ItemLinks)-3)
+			break
+		}
+		fmt.Fprintf(p.out, "    %s\n", l)
+	}
+	fmt.Fprintf(p.out, "  next pages: %d", len(in.NextPages))
+	if len(in.NextPages) > 0 {
+		fmt.Fprintf(p.out, " (%s)", in.NextPages[0])
+	}
+	fmt.Fprintln(p.out)
+	if cards {
+		fmt.Fprintf(p.out, "  item cards: %d usable\n", len(in.Items))
+		if len(in.Items) > 0 {
+			p.printItem(in.Items[0])
+		}
+	}
+	if len(in.ItemLinks) == 0 && len(in.Items) == 0 {
+		fmt.Fprintln(p.out, "  this listing yields no item and no item link: a run that fetches it as its start fails")
+		return false
+	}
+	return true
+}
+
+func (p checkPrinter) item(in crawl.Inspection) bool {
+	if !p.page("item", in) {
+		return false
+	}
+	if len(in.Items) == 0 {
+		return false
+	}
+	p.printItem(in.Items[0])
+	return true
+}
+
+func (p checkPrinter) printItem(it crawl.ItemVersion) {
+	fmt.Fprintf(p.out, "  key %s\n", it.Key)
+	for i, f := range p.fields {
 		b, _ := json.Marshal(it.Values[i])
-		fmt.Fprintf(c.out, "  %-12s %-9s %s\n", f.Name, f.Type, b)
+		fmt.Fprintf(p.out, "  %-12s %-9s %s\n", f.Name, f.Type, b)
 	}
 }

@@ -1,0 +1,68 @@
+package stage
+
+import (
+	"net/url"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/fetch"
+	"github.com/databrew/databrew-stage/internal/buildinfo"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// newEngine wires the crawl engine for cfg to the real adapters: the HTTP
+// client with its scope, body limits and redirects, robots.txt, per-host
+// pacing, the compiled extraction and the block rules. Run and Check
+// share it, so what check says of a page is what a run makes of it. A nil
+// store builds an engine that can Inspect but not Run. done closes the
+// client.
+func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string, clock crawl.Clock) (eng *crawl.Engine, done func(), err error) {
+	x, err := extract.Compile(cfg.Extract)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := cfg.Policy
+	userAgent := p.UserAgent
+	if userAgent == "" {
+		userAgent = buildinfo.UserAgent()
+	}
+	scope := crawl.NewScope(cfg.AllowedDomains)
+	client := fetch.New(fetch.Config{
+		UserAgent: userAgent, Timeout: p.Timeout, MaxBodyBytes: p.MaxBodyBytes,
+		MaxRedirects: p.MaxRedirects, InScope: func(u *url.URL) bool { return scope.Allows(u) },
+		MaxConnsPerHost: p.Concurrency, Transport: opts.Transport,
+	})
+	deps := crawl.Deps{
+		Fetcher: httpFetcher{client: client}, Extractor: x,
+		Middleware: opts.Middleware, Refresh: opts.Refresh, Clock: clock, Logger: opts.Logger, Progress: opts.Progress,
+	}
+	if store != nil {
+		deps.Store = store
+	}
+	if p.RespectRobots {
+		deps.Robots = fetch.NewRobots(client, userAgent, p.Timeout)
+	}
+	if p.Delay > 0 || p.RespectRobots {
+		// Spacing per host: the configured delay, or a robots.txt
+		// Crawl-delay up to max_crawl_delay.
+		deps.Pacer = fetch.NewPoliteness(p.Delay)
+	}
+	maxRequests := p.MaxRequests
+	if opts.MaxRequests > 0 {
+		maxRequests = opts.MaxRequests
+	}
+	eng, err = crawl.New(crawl.Settings{
+		RunID: runID, StartURLs: cfg.StartURLs, AllowedDomains: cfg.AllowedDomains,
+		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
+		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
+		MinBodyBytes: p.MinBodyBytes, Thresholds: p.Thresholds(),
+		Breaker: verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
+		Block:   crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
+	}, deps)
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
+	return eng, client.Close, nil
+}
