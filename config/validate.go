@@ -291,7 +291,7 @@ func (v *validator) block(r rawBlock) Block {
 			v.errorf("block.statuses", "%d is not an HTTP error status (400-599)", s)
 		}
 	}
-	return Block{Selectors: r.Selectors, Texts: r.Texts, Statuses: r.Statuses}
+	return Block(r)
 }
 
 func (v *validator) export(r rawExport) Export {
@@ -305,6 +305,5 @@ func (v *validator) export(r rawExport) Export {
 	if r.MaxFileRows < 1 {
 		v.errorf("export.max_file_rows", "must be at least 1, got %d", r.MaxFileRows)
 	}
-	return Export{Format: r.Format, Tombstones: r.Tombstones, PublishWhen: r.PublishWhen,
-		RowGroupRows: r.RowGroupRows, MaxFileRows: r.MaxFileRows}
+	return Export(r)
 }

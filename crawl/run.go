@@ -28,7 +28,6 @@ type run struct {
 	stop      verdict.Stop
 	detail    string
 	retryPass bool
-	dupWarned bool
 	storeErr  error
 
 	// Cancellation: workCtx ends every request when the run stops;

@@ -30,7 +30,7 @@ const parquetQueueDepth = 4
 // every RowGroupRows rows. Pages are zstd-compressed, pageBytes before
 // compression.
 type parquetEncoder struct {
-	w        *parquet.Writer
+	w        *parquet.GenericWriter[any]
 	cols     []parquetColumn
 	batch    int // rows per batch
 	groupMax int // rows per row group
@@ -51,7 +51,7 @@ func newParquetEncoder(w io.Writer, s Schema, opts Options) (encoder, error) {
 	for k, v := range opts.Metadata {
 		options = append(options, parquet.KeyValueMetadata(k, v))
 	}
-	pw := parquet.NewWriter(w, options...)
+	pw := parquet.NewGenericWriter[any](w, options...)
 	e := &parquetEncoder{
 		w:        pw,
 		cols:     make([]parquetColumn, len(s.Fields)),

@@ -20,7 +20,7 @@ func withSignals(ctx context.Context, stderr io.Writer) (context.Context, func()
 	go func() {
 		select {
 		case sig := <-ch:
-			cancel(fmt.Errorf("Interrupted by %s", signalName(sig)))
+			cancel(signalCause(signalName(sig)))
 		case <-done:
 			return
 		}
@@ -47,3 +47,9 @@ func signalName(sig os.Signal) string {
 	}
 	return sig.String()
 }
+
+// signalCause is the cause a signal gives the run's context; its text is
+// the verdict's detail, worded as the user documentation words it.
+type signalCause string
+
+func (s signalCause) Error() string { return "Interrupted by " + string(s) }

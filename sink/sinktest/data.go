@@ -65,7 +65,7 @@ func typeRows() []sink.Row {
 			Key: "k/3", URL: "", Change: "new", RunID: "run-1", Hash: "h3", FetchedAt: time.Date(1900, 1, 1, 0, 0, 0, 1, time.UTC),
 			Values: []any{strings.Repeat("ab", 5000), "SKU-3", math.SmallestNonzeroFloat64, int64(-1), true,
 				time.Unix(1, 500), int64(1<<53 + 1),
-				[]string{"x"}, []int64{math.MinInt64}, []float64{math.MaxFloat64, math.Inf(-1), -0.0}, []bool{false}, []time.Time{},
+				[]string{"x"}, []int64{math.MinInt64}, []float64{math.MaxFloat64, math.Inf(-1), math.Copysign(0, -1)}, []bool{false}, []time.Time{},
 				true},
 		},
 	}
