@@ -128,19 +128,16 @@ func New(s Settings, d Deps) (*Engine, error) {
 	return e, nil
 }
 
-// Result is what a run came to, before it is dressed as a RunReport.
+// Result is what a run came to: its part of the verdict, and the facts
+// the outcome rules read.
 type Result struct {
-	Stop     verdict.Stop
-	Detail   string
-	Facts    verdict.Facts
-	Requests verdict.RequestCounts
-	Items    verdict.ItemCounts
-	// CoverageGaps counts failed URLs left after the run plus unusable
-	// pages; Gaps lists the first of them.
-	CoverageGaps int
-	Gaps         []verdict.Gap
-	Traversal    verdict.Traversal
-	Breaker      verdict.Breaker
+	verdict.Crawl
+	Facts verdict.Facts
+}
+
+// failed is the result of a run that could not go on because of err.
+func failed(err error) Result {
+	return Result{Crawl: verdict.Crawl{Stop: verdict.StopError, Detail: err.Error()}}
 }
 
 // headers returns the extra request headers a refresh set, and their

@@ -56,11 +56,11 @@ type task struct {
 func (e *Engine) Run(ctx context.Context) (Result, error) {
 	if e.d.Store == nil {
 		err := errors.New("crawl engine needs a store to run")
-		return Result{Stop: verdict.StopError, Detail: err.Error()}, err
+		return failed(err), err
 	}
 	start, err := e.d.Store.Begin(e.starts)
 	if err != nil {
-		return Result{Stop: verdict.StopError, Detail: err.Error()}, err
+		return failed(err), err
 	}
 	r := &run{
 		e:      e,
@@ -384,7 +384,7 @@ func (r *run) halt(s verdict.Stop, detail string) {
 
 // result is what the run came to, with what the store says is left.
 func (r *run) result(fin Finish) Result {
-	res := Result{Stop: r.stop, Detail: r.detail, Traversal: r.traversal, Breaker: r.brk.story}
+	res := Result{Crawl: verdict.Crawl{Stop: r.stop, Detail: r.detail, Traversal: r.traversal, Breaker: r.brk.story}}
 	r.tally.fill(&res)
 	// The traversal is complete when its queue is empty; failed URLs wait
 	// in the failed set for the next traversal.

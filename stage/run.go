@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	var res crawl.Result
 	runErr := x.reconcile()
 	if runErr != nil {
-		res = crawl.Result{Stop: verdict.StopError, Detail: fmt.Sprintf("reconcile the export: %v", runErr)}
+		res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
 	} else {
 		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
 	}
@@ -177,24 +177,27 @@ func errorExport(err error) verdict.Export {
 func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.DB, runID string, clock crawl.Clock) (crawl.Result, error) {
 	eng, done, err := newEngine(cfg, opts, db, runID, clock)
 	if err != nil {
-		return crawl.Result{Stop: verdict.StopError, Detail: err.Error()}, err
+		return errorResult(err.Error()), err
 	}
 	defer done()
 	return eng.Run(ctx)
 }
 
-// fill copies the engine's result into the report and decides the outcome.
+// errorResult is the result of a run that raised an error before or
+// instead of crawling.
+func errorResult(detail string) crawl.Result {
+	return crawl.Result{Crawl: verdict.Crawl{Stop: verdict.StopError, Detail: detail}}
+}
+
+// fill takes the engine's result into the report and decides the outcome.
 func fill(r *verdict.RunReport, res crawl.Result) {
-	r.Stop, r.Detail = res.Stop, res.Detail
+	r.Crawl = res.Crawl
 	if !r.Stop.Valid() {
 		r.Stop = verdict.StopError
 	}
 	res.Facts.Stop = r.Stop
 	r.Outcome, r.Rule = verdict.Decide(res.Facts)
 	r.Productive = res.Facts.Productive
-	r.Requests, r.Items = res.Requests, res.Items
-	r.Traversal = res.Traversal
-	r.CoverageGaps, r.Gaps = res.CoverageGaps, res.Gaps
 	if r.Gaps == nil {
 		r.Gaps = []verdict.Gap{}
 	}

@@ -19,9 +19,9 @@ type RunReport struct {
 	SchemaVersion int       `json:"schema_version"`
 	StartedAt     time.Time `json:"started_at"`
 	FinishedAt    time.Time `json:"finished_at"`
-	// Stop says why the run ended; Detail adds the specifics.
-	Stop   Stop   `json:"stop"`
-	Detail string `json:"detail"`
+	// Crawl is what the crawl came to, its stop first; its fields are the
+	// report's, in JSON too.
+	Crawl
 	// Outcome says how the run went; Rule is the outcome rule (1-4) that
 	// set it, 0 for a run that never started.
 	Outcome    Outcome `json:"outcome"`
@@ -29,17 +29,25 @@ type RunReport struct {
 	Productive bool    `json:"productive"`
 	// Started is false for a config that never started: "Not started" or
 	// a locked storage path. Such a report is never written to storage.
-	Started   bool          `json:"started"`
+	Started        bool   `json:"started"`
+	EmptyRunStreak int    `json:"empty_run_streak"`
+	Export         Export `json:"export"`
+}
+
+// Crawl is what a run's crawl came to: the part of the verdict the crawl
+// engine fills in, which RunReport embeds.
+type Crawl struct {
+	// Stop says why the run ended; Detail adds the specifics.
+	Stop      Stop          `json:"stop"`
+	Detail    string        `json:"detail"`
 	Requests  RequestCounts `json:"requests"`
 	Items     ItemCounts    `json:"items"`
 	Traversal Traversal     `json:"traversal"`
 	// CoverageGaps counts URLs whose result was a failure, or a page
 	// extraction could not use; Gaps lists the first of them.
-	CoverageGaps   int     `json:"coverage_gaps"`
-	Gaps           []Gap   `json:"gaps"`
-	EmptyRunStreak int     `json:"empty_run_streak"`
-	Breaker        Breaker `json:"breaker"`
-	Export         Export  `json:"export"`
+	CoverageGaps int     `json:"coverage_gaps"`
+	Gaps         []Gap   `json:"gaps"`
+	Breaker      Breaker `json:"breaker"`
 }
 
 // RequestCounts counts HTTP exchanges and URL results.
@@ -176,8 +184,8 @@ func unstarted(config string, at time.Time, stop Stop, detail string) RunReport 
 	return RunReport{
 		Config: config, SchemaVersion: SchemaVersion,
 		StartedAt: at, FinishedAt: at,
-		Stop: stop, Detail: detail, Outcome: OutcomeFailed,
-		Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}},
+		Crawl:   Crawl{Stop: stop, Detail: detail, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}},
+		Outcome: OutcomeFailed,
 		Export: Export{Files: []string{}},
 	}
 }

@@ -9,9 +9,9 @@ import (
 func TestSummaryLine(t *testing.T) {
 	start := time.Date(2026, 11, 30, 0, 23, 5, 0, time.UTC)
 	r := RunReport{
-		Config: "books", Started: true, Outcome: OutcomeSuccess, Stop: StopQueueEmpty,
+		Config: "books", Started: true, Outcome: OutcomeSuccess,
 		StartedAt: start, FinishedAt: start.Add(4100 * time.Millisecond),
-		Requests: RequestCounts{Total: 1062}, Items: ItemCounts{New: 12, Changed: 3}, CoverageGaps: 2,
+		Crawl: Crawl{Stop: StopQueueEmpty, Requests: RequestCounts{Total: 1062}, Items: ItemCounts{New: 12, Changed: 3}, CoverageGaps: 2},
 	}
 	want := "books: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s"
 	if got := r.Summary(); got != want {
