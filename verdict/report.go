@@ -186,7 +186,7 @@ func unstarted(config string, at time.Time, stop Stop, detail string) RunReport 
 		StartedAt: at, FinishedAt: at,
 		Crawl:   Crawl{Stop: stop, Detail: detail, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}},
 		Outcome: OutcomeFailed,
-		Export: Export{Files: []string{}},
+		Export:  Export{Files: []string{}},
 	}
 }
 
