@@ -3,21 +3,48 @@ package crawl
 // Store keeps a config's crawl state: the queue, the URLs seen in the
 // current traversal, the URLs that failed, and the items. Every method that
 // changes state does so in one transaction.
+//
+// Sequence numbers order the queue. A store gives out numbers from its
+// next free one, which is at least 1 and above every number it or the
+// engine gave out: Begin and RequeueFailed number entries from it, and
+// Commit raises it to Batch.NextSeq (it never lowers it). The engine calls
+// Read and Seen from its loop while Commit runs on another goroutine; a
+// store must allow that.
+//
+// crawl/storetest is the conformance suite every Store passes.
 type Store interface {
 	// Begin starts a run. When the queue is empty it starts a new
-	// traversal: the seen set is cleared and starts are queued. URLs that
-	// failed in the previous run are queued again either way.
+	// traversal: the seen set is cleared, the coverage gaps restart from
+	// zero, and starts are queued in order, each URL once. URLs that failed
+	// in the previous run are queued again either way, and are seen in the
+	// traversal; a start among them is not queued twice.
 	Begin(starts []Entry) (Start, error)
 	// Read returns up to limit queued entries with Seq > after, in order.
 	Read(after uint64, limit int) ([]Queued, error)
-	// Seen reports, for each URL, whether the traversal already has it.
+	// Seen reports, for each URL, whether the traversal already has it:
+	// whether the URL was queued in the traversal, finished since or not.
 	Seen(urls []string) ([]bool, error)
 	// Commit applies a batch: all of it, or after a crash a prefix of it
-	// in the batch's order (see Batch).
+	// in the batch's order (see Batch). It stores the items each Done
+	// yields, in order, and counts them (see Committed):
+	//   - new when the key is not stored; changed when the stored hash is
+	//     another (or the item was marked removed, in a store that does);
+	//     unchanged when it is the same;
+	//   - a duplicate, not stored, when another page holds the key. The
+	//     page that first stored a key (its ItemVersion.URL) holds it, and
+	//     its first values in a traversal win: the same page yielding other
+	//     values later in the traversal is a duplicate too. Another page
+	//     takes the key over, counted changed or unchanged, when the holder
+	//     missed the whole previous traversal and that page yielded the key
+	//     in it, or after the item was marked removed. Which page takes it
+	//     over, and when, is the store's choice while several other pages
+	//     yield the key.
+	// FirstDuplicate comes from the first Done that yielded a duplicate.
 	Commit(b *Batch) (Committed, error)
 	// RequeueFailed moves the failed set back into the queue for the retry
-	// pass, numbering the entries from nextSeq; it returns how many it moved
-	// and the next free sequence number.
+	// pass, in an order of the store's choosing, numbering the entries from
+	// nextSeq (or the store's next free number when that is higher); it
+	// returns how many it moved and the next free sequence number.
 	RequeueFailed(nextSeq uint64) (moved int, next uint64, err error)
 	// Finish ends the run's crawl: it adds the coverage gaps the run left
 	// to the traversal's, and returns what is left for the next run.
@@ -26,7 +53,8 @@ type Store interface {
 
 // Start is what Begin found and did.
 type Start struct {
-	// Traversal numbers the traversal this run works on.
+	// Traversal numbers the traversal this run works on: 1 is a store's
+	// first, and each new traversal takes the next number.
 	Traversal uint64
 	// NewTraversal is true when Begin started it.
 	NewTraversal bool

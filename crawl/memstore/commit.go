@@ -1,0 +1,35 @@
+package memstore
+
+import "github.com/databrew/databrew-stage/crawl"
+
+// Commit applies a batch in order: new URLs join the queue and the seen
+// set, then finished URLs leave the queue (failed ones for the failed set)
+// and their items are counted, then URLs that failed during an outage go
+// back from the failed set to the queue.
+func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextSeq = max(s.nextSeq, b.NextSeq)
+	for _, q := range b.Enqueue {
+		s.enqueue(q)
+	}
+	var counts crawl.Committed
+	for i := range b.Done {
+		d := &b.Done[i]
+		s.queue.remove(d.Seq)
+		if d.Failed {
+			s.failed[d.URL] = d.Entry
+		} else {
+			delete(s.failed, d.URL)
+		}
+		for j := range d.Items {
+			s.put(&d.Items[j], &counts)
+		}
+	}
+	for _, q := range b.Retry {
+		delete(s.failed, q.URL)
+		s.queue.put(q)
+		s.nextSeq = max(s.nextSeq, q.Seq+1)
+	}
+	return counts, nil
+}

@@ -1,0 +1,53 @@
+package memstore
+
+import "github.com/databrew/databrew-stage/crawl"
+
+// item is what the store keeps of an item: its content hash, the page
+// that holds its key and the last traversal that page yielded it in, and
+// the last other page that yielded the key.
+type item struct {
+	hash, url   string
+	traversal   uint64
+	challenger  string
+	chTraversal uint64
+}
+
+// put counts one item version as new, changed, unchanged or a duplicate,
+// and stores it unless it is a duplicate.
+func (s *Store) put(v *crawl.ItemVersion, counts *crawl.Committed) {
+	it, ok := s.items[v.Key]
+	switch {
+	case !ok:
+		counts.New++
+		s.items[v.Key] = &item{hash: v.Hash, url: v.URL, traversal: s.traversal}
+		return
+	case !s.holds(it, v):
+		counts.Duplicate(v.Key, it.url, v.URL)
+		if v.URL != it.url {
+			it.challenger, it.chTraversal = v.URL, s.traversal
+		}
+		return
+	case it.hash == v.Hash:
+		counts.Unchanged++
+	default:
+		counts.Changed++
+	}
+	if it.url != v.URL {
+		it.challenger, it.chTraversal = "", 0
+	}
+	it.hash, it.url, it.traversal = v.Hash, v.URL, s.traversal
+}
+
+// holds reports whether v's page may write the item: it holds the key and
+// yields the item for the first time in the traversal, or with the values
+// it first yielded; or it takes the key over, having yielded it in the
+// previous traversal, which the holder missed.
+func (s *Store) holds(it *item, v *crawl.ItemVersion) bool {
+	switch {
+	case it.url == v.URL:
+		return it.traversal != s.traversal || it.hash == v.Hash
+	case it.traversal == s.traversal:
+		return false
+	}
+	return it.challenger == v.URL && it.chTraversal+1 == s.traversal && it.traversal+1 < s.traversal
+}

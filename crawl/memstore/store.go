@@ -1,0 +1,124 @@
+// Package memstore is a crawl.Store in memory, for the engine's own tests
+// and for dry runs that must leave no state behind. It keeps what the
+// engine needs — the queue, the seen set, the failed set and each item's
+// content hash with the page that holds its key — and nothing else: no
+// item versions, no removals, no export. It passes crawl/storetest.
+package memstore
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// Store is an in-memory crawl.Store. Its methods are safe for concurrent
+// use, and never fail.
+type Store struct {
+	mu        sync.Mutex
+	traversal uint64
+	nextSeq   uint64
+	gaps      int
+	queue     queue
+	// seen holds the URLs the traversal queued.
+	seen   map[string]struct{}
+	failed map[string]crawl.Entry
+	items  map[string]*item
+}
+
+var _ crawl.Store = (*Store)(nil)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{nextSeq: 1, queue: newQueue(), seen: map[string]struct{}{},
+		failed: map[string]crawl.Entry{}, items: map[string]*item{}}
+}
+
+// Begin starts a run: a new traversal when the queue is empty, which
+// queues the starts; the URLs that failed in the previous run are queued
+// again either way.
+func (s *Store) Begin(starts []crawl.Entry) (crawl.Start, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := crawl.Start{NewTraversal: s.queue.len() == 0 || s.traversal == 0}
+	if st.NewTraversal {
+		s.traversal++
+		s.gaps = 0
+		clear(s.seen)
+	}
+	s.moveFailed()
+	if st.NewTraversal {
+		for _, e := range starts {
+			s.enqueue(crawl.Queued{Seq: s.nextSeq, Entry: e})
+		}
+	}
+	st.Traversal, st.NextSeq, st.Queued = s.traversal, s.nextSeq, s.queue.len()
+	return st, nil
+}
+
+// enqueue queues an entry unless the traversal has its URL, keeping the
+// next free number above it.
+func (s *Store) enqueue(q crawl.Queued) {
+	if _, ok := s.seen[q.URL]; ok {
+		return
+	}
+	s.seen[q.URL] = struct{}{}
+	s.queue.put(q)
+	s.nextSeq = max(s.nextSeq, q.Seq+1)
+}
+
+// moveFailed queues the failed set from the next free number, in URL
+// order, and empties it.
+func (s *Store) moveFailed() int {
+	urls := make([]string, 0, len(s.failed))
+	for u := range s.failed {
+		urls = append(urls, u)
+	}
+	slices.SortFunc(urls, strings.Compare)
+	for _, u := range urls {
+		s.seen[u] = struct{}{}
+		s.queue.put(crawl.Queued{Seq: s.nextSeq, Entry: s.failed[u]})
+		s.nextSeq++
+	}
+	clear(s.failed)
+	return len(urls)
+}
+
+// Read returns up to limit queued entries with Seq > after, in order.
+func (s *Store) Read(after uint64, limit int) ([]crawl.Queued, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queue.read(after, limit), nil
+}
+
+// Seen reports, for each URL, whether the traversal already has it.
+func (s *Store) Seen(urls []string) ([]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]bool, len(urls))
+	for i, u := range urls {
+		_, out[i] = s.seen[u]
+	}
+	return out, nil
+}
+
+// RequeueFailed moves the failed set back into the queue, numbering the
+// entries from nextSeq or the next free number, whichever is higher.
+func (s *Store) RequeueFailed(nextSeq uint64) (int, uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextSeq = max(s.nextSeq, nextSeq)
+	moved := s.moveFailed()
+	return moved, s.nextSeq, nil
+}
+
+// Finish adds the run's coverage gaps to the traversal's and returns what
+// is left.
+func (s *Store) Finish(gaps int) (crawl.Finish, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gaps += max(gaps, 0)
+	failed := len(s.failed)
+	return crawl.Finish{Queued: s.queue.len() + failed, Failed: failed, TraversalGaps: s.gaps}, nil
+}
