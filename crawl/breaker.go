@@ -46,7 +46,12 @@ type recentFailure struct {
 }
 
 func newBreaker(t verdict.Thresholds, p verdict.BreakerPolicy) *breaker {
+	// A probe fails at the error_rate threshold; with that rule off
+	// (max_error_rate = 0), only when all it counted failed.
 	p.MaxErrorRate = t.MaxErrorRate
+	if p.MaxErrorRate <= 0 {
+		p.MaxErrorRate = 1
+	}
 	return &breaker{policy: p, rules: verdict.NewStopRules(t), window: max(t.ErrorWindow, 1)}
 }
 

@@ -307,3 +307,24 @@ func TestEngineCountsDuplicateKeys(t *testing.T) {
 		t.Fatalf("no warning names the pages of the duplicate key:\n%s", log)
 	}
 }
+
+// With error_rate off (max_error_rate = 0) a trip comes from
+// consecutive_failures, and a probe fails only when all it counted failed:
+// a probe of healthy pages resumes the run.
+func TestEngineProbesWithErrorRateOff(t *testing.T) {
+	u := newUnit(t, 3, 2)
+	u.settings.Retries = 0
+	u.settings.Thresholds = outageThresholds
+	u.settings.Thresholds.MaxErrorRate = 0
+	u.settings.Breaker = verdict.BreakerPolicy{Pause: pause, ProbeRequests: 2, MaxProbes: 3}
+	u.site.answer(itemURL(1), unavailable, thePage)
+	u.site.answer(itemURL(2), unavailable, thePage)
+	res := u.run()
+	expectStop(t, res, verdict.StopQueueEmpty, "")
+	if got := kinds(res.Breaker); got != "trip pause probe resume" {
+		t.Fatalf("breaker = %q, want the probe of healthy pages to resume the run", got)
+	}
+	if res.Items.New != 6 || res.CoverageGaps != 0 {
+		t.Fatalf("result = %+v, want every item", res)
+	}
+}

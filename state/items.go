@@ -101,7 +101,7 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 		w.settle(&prev)
 		if !w.holds(&prev, v.URL, hash) {
 			counts.Duplicate(v.Key, prev.url, v.URL)
-			if prev.challenger == v.URL && prev.chTraversal == w.traversal {
+			if !w.challenges(&prev, v.URL) {
 				return nil
 			}
 			prev.flags |= itemChallenger
@@ -147,6 +147,21 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	}
 	ver := Version{Key: v.Key, URL: v.URL, Hash: v.Hash, Change: change, FetchedAt: v.FetchedAt.UTC(), RunID: v.RunID, Values: values}
 	return w.putPending(key, &rec, &ver)
+}
+
+// challenges reports whether the page at url, yielding a key another page
+// holds, becomes (or stays) its challenger in this traversal. One
+// challenger keeps its claim while it yields the key every traversal:
+// another page only replaces a challenger that missed the previous one, so
+// with several other pages the key still changes hands, once.
+func (w itemWriter) challenges(prev *itemRecord, url string) bool {
+	switch {
+	case prev.flags&itemChallenger == 0:
+		return true
+	case prev.challenger == url:
+		return prev.chTraversal != w.traversal
+	}
+	return prev.chTraversal+1 < w.traversal
 }
 
 // holds reports whether the page at url may write the item whose record is

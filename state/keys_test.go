@@ -163,3 +163,28 @@ func traversalStart(t *testing.T, db *DB) uint64 {
 	}
 	return st.NextSeq
 }
+
+func TestDuplicateKeys_WithTwoOtherPagesTheKeyChangesHandsOnce(t *testing.T) {
+	const b, c = "http://h/b", "http://h/c"
+	for name, order := range map[string]func(tr int) [2]string{
+		"b then c":    func(int) [2]string { return [2]string{b, c} },
+		"c then b":    func(int) [2]string { return [2]string{c, b} },
+		"alternating": func(tr int) [2]string { return [2][2]string{{b, c}, {c, b}}[tr%2] },
+	} {
+		db := open(t, t.TempDir())
+		traversal(t, db)
+		store(t, db, at("http://h/a", "k", 1))
+		// a never yields the key again; b and c do, each traversal.
+		values := map[string]int{b: 2, c: 3}
+		changes := 0
+		for tr := range 6 {
+			traversal(t, db)
+			pages := order(tr)
+			got := store(t, db, at(pages[0], "k", values[pages[0]]), at(pages[1], "k", values[pages[1]]))
+			changes += got.Changed
+		}
+		if holder := pendingOf(t, db, "k").URL; changes != 1 || holder == "http://h/a" {
+			t.Fatalf("%s: %d changes, the key held by %s; want it taken over once by b or c", name, changes, holder)
+		}
+	}
+}
