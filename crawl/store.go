@@ -2,7 +2,9 @@ package crawl
 
 // Store keeps a config's crawl state: the queue, the URLs seen in the
 // current traversal, the URLs that failed, and the items. Every method that
-// changes state does so in one transaction.
+// changes state does so atomically, except Commit, which after a crash may
+// leave a prefix of its batch (see Batch): its own transactions are the
+// store's business.
 //
 // Sequence numbers order the queue. A store gives out numbers from its
 // next free one, which is at least 1 and above every number it or the
