@@ -68,7 +68,8 @@ type Done struct {
 // Batch is everything the run finished since the previous batch. A store
 // applies it in order — Enqueue, then Done, then Retry — so that a crash
 // leaves at most a prefix of it: no finished page without the links it
-// found.
+// found. (Within Enqueue the order is free: a crash may keep any of the new
+// URLs, and the page that found them, not finished, finds them again.)
 type Batch struct {
 	// Enqueue are newly discovered URLs with the sequence numbers the engine
 	// gave them. The store keeps them and marks them seen for the traversal.

@@ -59,7 +59,9 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 // transaction unless that would map more of the file than the resident
 // budget allows; then it goes on in more. A crash keeps a prefix of the
 // batch, in which every new URL is queued before any URL of the batch is
-// finished, so no page's links are lost.
+// finished, so no page's links are lost; the new URLs themselves are
+// marked in key order (see insertionOrder), so a crash among them keeps
+// some of them, not a prefix.
 func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 	var total crawl.Committed
 	c := batchCursor{Batch: b}
