@@ -22,9 +22,12 @@ test-crash:
 test-short:
 	$(GO) test -short ./...
 
+## lint: gofmt, go vet, go.mod tidy, and staticcheck (pinned in go.mod as a tool)
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) mod tidy -diff
+	$(GO) tool staticcheck ./...
 
 ## demo: crawl the bundled catalog site twice, offline
 demo:

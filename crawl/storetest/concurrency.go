@@ -25,7 +25,7 @@ func readWhileCommitting(f *fixture) {
 			}
 			b.NextSeq = next
 			if _, err := f.s.Commit(b); err != nil {
-				errc <- fmt.Errorf("Commit %d: %w", i, err)
+				errc <- fmt.Errorf("commit batch %d: %w", i, err)
 				return
 			}
 		}
