@@ -7,10 +7,11 @@ import (
 
 // Normalize returns the canonical form of an absolute http or https URL —
 // lower-case scheme and host, no default port, no fragment, "/" for an
-// empty path — or false when raw is not such a URL.
+// empty path — or false when raw is not such a URL. A URL without a host
+// name ("http://:80/") is not one.
 func Normalize(raw string) (string, *url.URL, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || u.Host == "" || u.User != nil {
+	if err != nil || u.Hostname() == "" || u.User != nil {
 		return "", nil, false
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
