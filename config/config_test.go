@@ -108,6 +108,7 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"bad export format", good + "[export]\nformat = \"csv\"\n", 10, "export.format", `"csv"`},
 		{"bad block status", good + "[block]\nstatuses = [200]\n", 10, "block.statuses", "not an HTTP error status"},
 		{"syntax error", good + "\n[policy\n", 10, "", ""},
+		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,5 +181,34 @@ type = "int64"
 	}
 	if cfg.Extract.Fields[0].Name != "zeta" || cfg.Extract.Fields[1].Name != "alpha" {
 		t.Fatalf("order = %+v", cfg.Extract.Fields)
+	}
+}
+
+// TestDottedFieldsKeepOrder: fields written as dotted keys keep their
+// declared order too, on every parse (a map's order would shuffle the
+// columns and so every item's hash).
+func TestDottedFieldsKeepOrder(t *testing.T) {
+	doc := `name = "x"
+start_urls = ["http://h/"]
+[listing]
+item_links = "a"
+[item.fields]
+zeta.css = "h1"
+alpha.css = "h2"
+"m\u0069d".css = "h3"
+last = { css = "h4" }
+`
+	for range 20 {
+		cfg, err := Parse("x.toml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range cfg.Extract.Fields {
+			names = append(names, f.Name)
+		}
+		if got := strings.Join(names, ","); got != "zeta,alpha,mid,last" {
+			t.Fatalf("order = %s, want zeta,alpha,mid,last", got)
+		}
 	}
 }

@@ -54,13 +54,18 @@ func (ki *keyIndex) keyParts(it unstable.Iterator) []string {
 	return parts
 }
 
+// note records where path is first written, and its parents with it: a
+// dotted key (title.css = "h1", policy.pause = "5m") writes the tables on
+// its way, which have no header of their own.
 func (ki *keyIndex) note(path []string, it unstable.Iterator) {
 	if !it.Next() {
 		return
 	}
-	key := strings.Join(path, ".")
-	if _, seen := ki.offset[key]; !seen {
-		ki.offset[key] = int(it.Node().Raw.Offset)
+	for i := range path {
+		key := strings.Join(path[:i+1], ".")
+		if _, seen := ki.offset[key]; !seen {
+			ki.offset[key] = int(it.Node().Raw.Offset)
+		}
 	}
 }
 
