@@ -108,6 +108,9 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"bad export format", good + "[export]\nformat = \"csv\"\n", 10, "export.format", `"csv"`},
 		{"bad block status", good + "[block]\nstatuses = [200]\n", 10, "block.statuses", "not an HTTP error status"},
 		{"syntax error", good + "\n[policy\n", 10, "", ""},
+		{"error rate not a number", strings.Replace(good, "concurrency = 4", `max_error_rate = nan`, 1), 4, "policy.max_error_rate", "between 0 and 1"},
+		{"start url without host name", strings.Replace(good, "http://127.0.0.1:1", "http://:1", 1), 2, "start_urls", "has no host"},
+		{"control character in user agent", strings.Replace(good, "concurrency = 4", `user_agent = "bot\nX-Evil: 1"`, 1), 4, "policy.user_agent", "header"},
 		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {
