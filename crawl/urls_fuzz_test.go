@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// FuzzNormalize checks that a normalised URL is canonical: absolute http or
+// FuzzNormalizeURL checks that a normalised URL is canonical: absolute http or
 // https with a lower-case host, no default port, no fragment and no
 // userinfo, normalising to itself again, and in the same scope as the URL
 // it came from.
-func FuzzNormalize(f *testing.F) {
+func FuzzNormalizeURL(f *testing.F) {
 	for _, s := range []string{
 		"HTTP://Example.COM/a/b?x=1#frag",
 		"http://example.com:80/a",
