@@ -3,12 +3,14 @@ package crawl
 import (
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // Normalize returns the canonical form of an absolute http or https URL —
 // lower-case scheme and host, no default port, no fragment, "/" for an
 // empty path — or false when raw is not such a URL. A URL without a host
-// name ("http://:80/") is not one.
+// name ("http://:80/") is not one, nor is one whose canonical form would
+// not parse again.
 func Normalize(raw string) (string, *url.URL, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Hostname() == "" || u.User != nil {
@@ -34,7 +36,24 @@ func Normalize(raw string) (string, *url.URL, bool) {
 	if u.Path == "" && u.Opaque == "" {
 		u.Path = "/"
 	}
-	return u.String(), u, true
+	s := u.String()
+	if !isASCII(host) {
+		// String escapes non-ASCII bytes, and url.Parse refuses those
+		// escapes in an IPv6 zone ("[::%25\x85]").
+		if _, err := url.Parse(s); err != nil {
+			return "", nil, false
+		}
+	}
+	return s, u, true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Scope keeps a crawl on its allowed domains: a host is in scope when it

@@ -20,7 +20,7 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", c.in, got, ok, c.want)
 		}
 	}
-	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http://user:pw@example.com/", "javascript:alert(1)", "http://%zz", "http://:80/", "https://:8443/x"} {
+	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http://user:pw@example.com/", "javascript:alert(1)", "http://%zz", "http://:80/", "https://:8443/x", "http://[::%25\x85]"} {
 		if got, _, ok := Normalize(bad); ok {
 			t.Errorf("Normalize(%q) = %q, want rejection", bad, got)
 		}
