@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build test test-short test-crash lint demo bench clean
+.PHONY: all build test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
@@ -21,6 +21,21 @@ test-crash:
 ## test-short: the quick subset, without the race detector
 test-short:
 	$(GO) test -short ./...
+
+## fuzz: run each fuzz target for FUZZTIME (not part of test; go test runs
+## their seeds and the inputs kept in testdata/fuzz)
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./config
+	$(GO) test -run='^$$' -fuzz='^FuzzNormalizeURL$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzScope$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzItem$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseNumber$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseBool$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseTime$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzRunReport$$' -fuzztime=$(FUZZTIME) ./verdict
+	$(GO) test -run='^$$' -fuzz='^FuzzReadLastRun$$' -fuzztime=$(FUZZTIME) ./stage
 
 lint:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
