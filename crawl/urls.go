@@ -8,9 +8,10 @@ import (
 
 // Normalize returns the canonical form of an absolute http or https URL —
 // lower-case scheme and host, no default port, no fragment, "/" for an
-// empty path — or false when raw is not such a URL. A URL without a host
-// name ("http://:80/") is not one, nor is one whose canonical form would
-// not parse again.
+// empty path, spaces and non-ASCII bytes in the query percent-encoded — or
+// false when raw is not such a URL. A URL without a host name
+// ("http://:80/") is not one, nor is one whose canonical form would not
+// parse again.
 func Normalize(raw string) (string, *url.URL, bool) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Hostname() == "" || u.User != nil {
@@ -33,6 +34,7 @@ func Normalize(raw string) (string, *url.URL, bool) {
 	}
 	u.Host = host
 	u.Fragment, u.RawFragment = "", ""
+	u.RawQuery = escapeQuery(u.RawQuery)
 	if u.Path == "" && u.Opaque == "" {
 		u.Path = "/"
 	}
@@ -45,6 +47,32 @@ func Normalize(raw string) (string, *url.URL, bool) {
 		}
 	}
 	return s, u, true
+}
+
+// escapeQuery percent-encodes the spaces and non-ASCII bytes of a query,
+// as browsers send them. URL.String writes the query as it was parsed: a
+// raw space would end the request line early (a 400), and at the end of
+// the URL it would be trimmed off when the URL is normalised again.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b []byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c != ' ' && c < utf8.RuneSelf {
+			if b != nil {
+				b = append(b, c)
+			}
+			continue
+		}
+		if b == nil {
+			b = append(make([]byte, 0, len(q)+16), q[:i]...)
+		}
+		b = append(b, '%', hex[c>>4], hex[c&15])
+	}
+	if b == nil {
+		return q
+	}
+	return string(b)
 }
 
 func isASCII(s string) bool {

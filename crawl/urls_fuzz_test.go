@@ -5,12 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
-// FuzzNormalizeURL checks that a normalised URL is canonical: absolute http or
-// https with a lower-case host, no default port, no fragment and no
-// userinfo, normalising to itself again, and in the same scope as the URL
-// it came from.
+// FuzzNormalizeURL checks that a normalised URL is canonical: absolute
+// http or https with a lower-case host, no default port, no whitespace, no
+// fragment and no userinfo, normalising to itself again, and in the same
+// scope as the URL it came from.
 func FuzzNormalizeURL(f *testing.F) {
 	for _, s := range []string{
 		"HTTP://Example.COM/a/b?x=1#frag",
@@ -53,6 +54,8 @@ func FuzzNormalizeURL(f *testing.F) {
 			t.Fatalf("Normalize(%q) = %q is not http or https", raw, norm)
 		case p.Hostname() == "" || p.Hostname() != strings.ToLower(p.Hostname()):
 			t.Fatalf("Normalize(%q) = %q has no host or one not in lower case", raw, norm)
+		case strings.ContainsFunc(norm, unicode.IsSpace):
+			t.Fatalf("Normalize(%q) = %q holds whitespace", raw, norm)
 		case p.User != nil || p.Fragment != "" || strings.Contains(norm, "#"):
 			t.Fatalf("Normalize(%q) = %q keeps userinfo or a fragment", raw, norm)
 		case p.Scheme == "http" && p.Port() == "80", p.Scheme == "https" && p.Port() == "443":

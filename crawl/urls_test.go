@@ -13,6 +13,8 @@ func TestNormalize(t *testing.T) {
 		{"https://example.com:8443/a", "https://example.com:8443/a"},
 		{"http://[::1]:8080/x", "http://[::1]:8080/x"},
 		{"http://127.0.0.1:8390/catalogue/page-1.html", "http://127.0.0.1:8390/catalogue/page-1.html"},
+		{"HTTP://0? #", "http://0/?%20"},
+		{"http://h/p a?q=a b&r=\u00e9%20", "http://h/p%20a?q=a%20b&r=%C3%A9%20"},
 	}
 	for _, c := range cases {
 		got, _, ok := Normalize(c.in)
