@@ -111,6 +111,10 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"error rate not a number", strings.Replace(good, "concurrency = 4", `max_error_rate = nan`, 1), 4, "policy.max_error_rate", "between 0 and 1"},
 		{"start url without host name", strings.Replace(good, "http://127.0.0.1:1", "http://:1", 1), 2, "start_urls", "has no host"},
 		{"control character in user agent", strings.Replace(good, "concurrency = 4", `user_agent = "bot\nX-Evil: 1"`, 1), 4, "policy.user_agent", "header"},
+		{"key in another case", strings.Replace(good, `name = "books"`, "NAME = \"x\"\nname = \"books\"", 1), 1, "NAME", `unknown key (did you mean "name"?)`},
+		{"table in another case", strings.Replace(good, "[policy]", "[Policy]", 1), 3, "Policy", `unknown key (did you mean "policy"?)`},
+		{"field key in another case", strings.Replace(good, `css = "h1"`, `CSS = "h1"`, 1), 8, "item.fields.title.CSS", `unknown key (did you mean "css"?)`},
+		{"problem in a table in another case", strings.Replace(good, "[policy]\nconcurrency = 4", "[Policy]\nconcurrency = 0", 1), 4, "policy.concurrency", "between 1 and 256"},
 		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {

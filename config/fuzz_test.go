@@ -113,8 +113,10 @@ func checkErrors(t *testing.T, file string, doc []byte, err error) {
 		}
 		if e.Key != "" && e.Line == 0 && written != nil {
 			top, _, _ := strings.Cut(e.Key, ".")
-			if _, ok := written[top]; ok {
-				t.Fatalf("problem %d names %q, which the document writes, but no line: %v", i, top, e)
+			for k := range written {
+				if strings.EqualFold(k, top) { // the decoder ignores case
+					t.Fatalf("problem %d names %q, which the document writes, but no line: %v", i, top, e)
+				}
 			}
 		}
 		if i > 0 && e.Line < es[i-1].Line {
@@ -155,6 +157,7 @@ func checkConfig(t *testing.T, file string, doc []byte, cfg *Config) {
 	}
 	var written map[string]any
 	_ = toml.Unmarshal(doc, &written)
+	checkKeys(fail, "", written)
 	if set, _ := written["allowed_domains"].([]any); len(set) == 0 {
 		for _, s := range cfg.StartURLs {
 			u, _ := url.Parse(s)
@@ -200,6 +203,23 @@ func checkConfig(t *testing.T, file string, doc []byte, cfg *Config) {
 	}
 	if cfg.Notify.Timeout < time.Second {
 		fail("notify timeout %v", cfg.Notify.Timeout)
+	}
+}
+
+// checkKeys asserts that every key of an accepted document is spelt as
+// documented, table by table (item.fields holds names).
+func checkKeys(fail func(string, ...any), table string, m map[string]any) {
+	for k, v := range m {
+		path := join(table, k)
+		switch {
+		case table == "item.fields":
+			path = "item.fields.*"
+		case !slices.Contains(knownKeys[table], k):
+			fail("key %q of table %q is not a documented key", k, table)
+		}
+		if sub, ok := v.(map[string]any); ok && (len(knownKeys[path]) > 0 || path == "item.fields") {
+			checkKeys(fail, path, sub)
+		}
 	}
 }
 
