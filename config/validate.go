@@ -67,8 +67,8 @@ func (v *validator) startURLs(in []string) []string {
 			v.errorf("start_urls", "entry %d: %v", i+1, err)
 		case u.Scheme != "http" && u.Scheme != "https":
 			v.errorf("start_urls", "entry %d: %q is not an http or https URL", i+1, s)
-		case u.Hostname() == "":
-			v.errorf("start_urls", "entry %d: %q has no host", i+1, s)
+		case u.Hostname() == "" || u.Hostname()[0] == '.':
+			v.errorf("start_urls", "entry %d: %q has no host name", i+1, s)
 		default:
 			out = append(out, u.String())
 		}
