@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build test test-short test-crash lint demo bench clean
+.PHONY: all build test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
@@ -21,6 +21,23 @@ test-crash:
 ## test-short: the quick subset, without the race detector
 test-short:
 	$(GO) test -short ./...
+
+## fuzz: run each fuzz target for FUZZTIME (not part of test; go test runs
+## their seeds and the inputs kept in testdata/fuzz). FUZZTIME may be a count
+## such as 200000x: a time limit can end a clean run with "context deadline
+## exceeded" and no failing input (Go's go.dev/issue/75804)
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./config
+	$(GO) test -run='^$$' -fuzz='^FuzzNormalizeURL$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzScope$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzItem$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseNumber$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseBool$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzParseTime$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzRunReport$$' -fuzztime=$(FUZZTIME) ./verdict
+	$(GO) test -run='^$$' -fuzz='^FuzzReadLastRun$$' -fuzztime=$(FUZZTIME) ./stage
 
 ## lint: gofmt, go vet, go.mod tidy, and staticcheck (pinned in go.mod as a tool)
 lint:

@@ -117,6 +117,15 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"a start URL over the URL limit", strings.Replace(good, "http://127.0.0.1:1", "http://127.0.0.1:1/"+strings.Repeat("x", 9000), 1), 2, "start_urls", "at most 8192"},
 		{"negative max_crawl_delay", strings.Replace(good, "concurrency = 4", `max_crawl_delay = "-1s"`, 1), 4, "policy.max_crawl_delay", "must not be negative"},
 		{"max_links_per_page below zero", strings.Replace(good, "concurrency = 4", `max_links_per_page = -1`, 1), 4, "policy.max_links_per_page", "between 0 and"},
+		{"error rate not a number", strings.Replace(good, "concurrency = 4", `max_error_rate = nan`, 1), 4, "policy.max_error_rate", "between 0 and 1"},
+		{"start url without host name", strings.Replace(good, "http://127.0.0.1:1", "http://:1", 1), 2, "start_urls", "has no host name"},
+		{"start url host a dot", strings.Replace(good, "http://127.0.0.1:1", "http://.", 1), 2, "start_urls", "has no host name"},
+		{"control character in user agent", strings.Replace(good, "concurrency = 4", `user_agent = "bot\nX-Evil: 1"`, 1), 4, "policy.user_agent", "header"},
+		{"key in another case", strings.Replace(good, `name = "books"`, "NAME = \"x\"\nname = \"books\"", 1), 1, "NAME", `unknown key (did you mean "name"?)`},
+		{"table in another case", strings.Replace(good, "[policy]", "[Policy]", 1), 3, "Policy", `unknown key (did you mean "policy"?)`},
+		{"field key in another case", strings.Replace(good, `css = "h1"`, `CSS = "h1"`, 1), 8, "item.fields.title.CSS", `unknown key (did you mean "css"?)`},
+		{"problem in a table in another case", strings.Replace(good, "[policy]\nconcurrency = 4", "[Policy]\nconcurrency = 0", 1), 4, "policy.concurrency", "between 1 and 256"},
+		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -189,5 +198,34 @@ type = "int64"
 	}
 	if cfg.Extract.Fields[0].Name != "zeta" || cfg.Extract.Fields[1].Name != "alpha" {
 		t.Fatalf("order = %+v", cfg.Extract.Fields)
+	}
+}
+
+// TestDottedFieldsKeepOrder: fields written as dotted keys keep their
+// declared order too, on every parse (a map's order would shuffle the
+// columns and so every item's hash).
+func TestDottedFieldsKeepOrder(t *testing.T) {
+	doc := `name = "x"
+start_urls = ["http://h/"]
+[listing]
+item_links = "a"
+[item.fields]
+zeta.css = "h1"
+alpha.css = "h2"
+"m\u0069d".css = "h3"
+last = { css = "h4" }
+`
+	for range 20 {
+		cfg, err := Parse("x.toml", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, f := range cfg.Extract.Fields {
+			names = append(names, f.Name)
+		}
+		if got := strings.Join(names, ","); got != "zeta,alpha,mid,last" {
+			t.Fatalf("order = %s, want zeta,alpha,mid,last", got)
+		}
 	}
 }

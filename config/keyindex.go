@@ -12,6 +12,8 @@ import (
 type keyIndex struct {
 	parser unstable.Parser
 	offset map[string]int
+	// miscased lists the keys written in another case than documented.
+	miscased []miscasedKey
 }
 
 // indexKeys records the position of every key and table header in doc. A
@@ -54,13 +56,22 @@ func (ki *keyIndex) keyParts(it unstable.Iterator) []string {
 	return parts
 }
 
+// note records where path is first written, and its parents with it: a
+// dotted key (title.css = "h1", policy.pause = "5m") writes the tables on
+// its way, which have no header of their own. A key written in another
+// case is recorded under its documented spelling too.
 func (ki *keyIndex) note(path []string, it unstable.Iterator) {
 	if !it.Next() {
 		return
 	}
-	key := strings.Join(path, ".")
-	if _, seen := ki.offset[key]; !seen {
-		ki.offset[key] = int(it.Node().Raw.Offset)
+	offset := int(it.Node().Raw.Offset)
+	canon := ki.canonical(path)
+	for i := range path {
+		for _, key := range []string{strings.Join(path[:i+1], "."), strings.Join(canon[:i+1], ".")} {
+			if _, seen := ki.offset[key]; !seen {
+				ki.offset[key] = offset
+			}
+		}
 	}
 }
 

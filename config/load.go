@@ -30,6 +30,9 @@ func Parse(file string, data []byte) (*Config, error) {
 		return nil, decodeErrors(file, err, indexKeys(data))
 	}
 	v := &validator{file: file, keys: indexKeys(data)}
+	for _, m := range v.keys.miscased {
+		v.errorf(m.key, "unknown key (did you mean %q?)", m.want)
+	}
 	cfg := v.config(raw)
 	if len(v.errs) > 0 {
 		slices.SortStableFunc(v.errs, func(a, b *Error) int { return a.Line - b.Line })

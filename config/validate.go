@@ -11,6 +11,7 @@ import (
 
 	"github.com/andybalholm/cascadia"
 	"github.com/dustin/go-humanize"
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
@@ -66,8 +67,8 @@ func (v *validator) startURLs(in []string) []string {
 			v.errorf("start_urls", "entry %d: %v", i+1, err)
 		case u.Scheme != "http" && u.Scheme != "https":
 			v.errorf("start_urls", "entry %d: %q is not an http or https URL", i+1, s)
-		case u.Host == "":
-			v.errorf("start_urls", "entry %d: %q has no host", i+1, s)
+		case u.Hostname() == "" || u.Hostname()[0] == '.':
+			v.errorf("start_urls", "entry %d: %q has no host name", i+1, s)
 		case len(u.String()) > crawl.MaxURLBytes:
 			v.errorf("start_urls", "entry %d is %d bytes long; a URL may have at most %d", i+1, len(u.String()), crawl.MaxURLBytes)
 		default:
@@ -217,7 +218,7 @@ func (v *validator) policy(r rawPolicy) Policy {
 		RespectRobots:          r.RespectRobots,
 		UserAgent:              strings.TrimSpace(r.UserAgent),
 	}
-	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
+	if !(p.MaxErrorRate >= 0 && p.MaxErrorRate <= 1) { // NaN too
 		v.errorf("policy.max_error_rate", "must be a share between 0 and 1 (0.35 is 35%%), got %v", r.MaxErrorRate)
 	}
 	if p.ErrorMinSamples < 1 || p.ErrorMinSamples > p.ErrorWindow {
@@ -234,6 +235,8 @@ func (v *validator) policy(r rawPolicy) Policy {
 	}
 	if p.UserAgent == "" {
 		p.UserAgent = buildinfo.UserAgent()
+	} else if !httpguts.ValidHeaderFieldValue(p.UserAgent) {
+		v.errorf("policy.user_agent", "%q is not a valid header value (no control characters)", r.UserAgent)
 	}
 	return p
 }

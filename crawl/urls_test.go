@@ -13,6 +13,8 @@ func TestNormalize(t *testing.T) {
 		{"https://example.com:8443/a", "https://example.com:8443/a"},
 		{"http://[::1]:8080/x", "http://[::1]:8080/x"},
 		{"http://127.0.0.1:8390/catalogue/page-1.html", "http://127.0.0.1:8390/catalogue/page-1.html"},
+		{"HTTP://0? #", "http://0/?%20"},
+		{"http://h/p a?q=a b&r=\u00e9%20", "http://h/p%20a?q=a%20b&r=%C3%A9%20"},
 	}
 	for _, c := range cases {
 		got, _, ok := Normalize(c.in)
@@ -20,7 +22,7 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", c.in, got, ok, c.want)
 		}
 	}
-	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http://user:pw@example.com/", "javascript:alert(1)", "http://%zz"} {
+	for _, bad := range []string{"ftp://example.com/", "mailto:a@b.c", "/relative", "http://user:pw@example.com/", "javascript:alert(1)", "http://%zz", "http://:80/", "https://:8443/x", "http://[::%25\x85]"} {
 		if got, _, ok := Normalize(bad); ok {
 			t.Errorf("Normalize(%q) = %q, want rejection", bad, got)
 		}

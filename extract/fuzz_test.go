@@ -3,12 +3,14 @@ package extract
 import (
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// fuzzSpec exercises every type and option, in cards mode too.
+// fuzzSpec exercises every type and option, in cards mode too; the item
+// is keyed by its URL.
 func fuzzSpec() Spec {
 	return Spec{
 		Listing: ListingSpec{ItemLinks: "a, h3 a", NextPage: "li.next a", Items: "article, li"},
@@ -30,6 +32,15 @@ func fuzzSpec() Spec {
 	}
 }
 
+// fuzzKeyedSpec is fuzzSpec reading item pages only, keyed by an int64
+// field, so the key's text round-trips through the value parser.
+func fuzzKeyedSpec() Spec {
+	spec := fuzzSpec()
+	spec.Listing.Items = ""
+	spec.Key = "stock"
+	return spec
+}
+
 func FuzzItem(f *testing.F) {
 	f.Add(fixture(f, "book.html"))
 	f.Add(fixture(f, "listing.html"))
@@ -45,33 +56,75 @@ func FuzzItem(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	x := mustCompile(f, fuzzSpec())
+	keyed := mustCompile(f, fuzzKeyedSpec())
 	page := mustURL(f, "https://fuzz.example/dir/page?q=1")
 	f.Fuzz(func(t *testing.T, body []byte) {
 		doc, err := x.Parse(body)
 		if err != nil {
 			return
 		}
-		it, err := x.Item(doc, page)
-		if err != nil && !IsUnusable(err) {
-			t.Fatalf("Item: unexpected error %v", err)
-		}
-		checkItem(t, x, it)
-		l := x.Listing(doc, page)
-		for _, it := range l.Items {
-			checkItem(t, x, it)
-		}
-		for _, u := range l.Unusable {
-			if u.Err == nil || len(u.Err.Missing) == 0 {
-				t.Fatalf("unusable card without missing fields: %+v", u)
+		for _, x := range []*Extractor{x, keyed} {
+			it, err := x.Item(doc, page)
+			if err != nil && !IsUnusable(err) {
+				t.Fatalf("Item: unexpected error %v", err)
 			}
-		}
-		for _, link := range append(l.ItemLinks, l.NextPages...) {
-			u, err := url.Parse(link)
-			if err != nil || !u.IsAbs() || u.Fragment != "" || strings.HasPrefix(link, "javascript:") {
-				t.Fatalf("bad link %q", link)
+			checkItem(t, x, it)
+			if err == nil {
+				checkUsable(t, x, it, page.String())
+			}
+			l := x.Listing(doc, page)
+			for _, it := range l.Items {
+				checkItem(t, x, it)
+				checkUsable(t, x, it, it.URL)
+			}
+			for _, u := range l.Unusable {
+				if u.Err == nil || len(u.Err.Missing) == 0 {
+					t.Fatalf("unusable card without missing fields: %+v", u)
+				}
+			}
+			for _, links := range [][]string{l.ItemLinks, l.NextPages} {
+				for i, link := range links {
+					u, err := url.Parse(link)
+					if err != nil || !u.IsAbs() || u.Fragment != "" || strings.HasPrefix(link, "javascript:") {
+						t.Fatalf("bad link %q", link)
+					}
+					if slices.Contains(links[:i], link) {
+						t.Fatalf("link %q listed twice", link)
+					}
+				}
 			}
 		}
 	})
+}
+
+// checkUsable asserts what a usable item promises: every required field
+// (the key field too) has a value, and Key is the key field's value as
+// text, which parses back to that value, or else the item's URL.
+func checkUsable(t *testing.T, x *Extractor, it Item, itemURL string) {
+	t.Helper()
+	for i, f := range x.fields {
+		if !f.required {
+			continue
+		}
+		if v := it.Values[i]; v == nil || (f.Multiple && reflect.ValueOf(v).Len() == 0) {
+			t.Fatalf("usable item lacks required field %s: %+v", f.Name, it)
+		}
+	}
+	if it.URL != itemURL {
+		t.Fatalf("item URL %q, want %q", it.URL, itemURL)
+	}
+	if x.key < 0 {
+		if it.Key != it.URL {
+			t.Fatalf("unkeyed item has key %q, URL %q", it.Key, it.URL)
+		}
+		return
+	}
+	if it.Key != formatKey(it.Values[x.key]) {
+		t.Fatalf("key %q is not the text of %#v", it.Key, it.Values[x.key])
+	}
+	if n, ok := parseInt(it.Key); !ok || n != it.Values[x.key] {
+		t.Fatalf("key %q does not parse back to %#v", it.Key, it.Values[x.key])
+	}
 }
 
 // checkItem asserts the value invariants and a deterministic Hash.

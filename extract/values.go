@@ -110,14 +110,17 @@ func group3(s string) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// parseBool accepts true/false, yes/no, y/n, on/off and 1/0, in any case.
+// parseBool accepts true/false, yes/no, y/n, on/off and 1/0, in any ASCII
+// case. (strings.EqualFold would also take "yeſ" with a long s: Unicode
+// folds it to s.)
 func parseBool(s string) (bool, bool) {
-	switch {
-	case s == "1" || strings.EqualFold(s, "true") || strings.EqualFold(s, "yes") ||
-		strings.EqualFold(s, "y") || strings.EqualFold(s, "on"):
+	if len(s) > len("false") {
+		return false, false
+	}
+	switch strings.ToLower(s) {
+	case "1", "true", "yes", "y", "on":
 		return true, true
-	case s == "0" || strings.EqualFold(s, "false") || strings.EqualFold(s, "no") ||
-		strings.EqualFold(s, "n") || strings.EqualFold(s, "off"):
+	case "0", "false", "no", "n", "off":
 		return false, true
 	}
 	return false, false

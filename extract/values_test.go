@@ -96,7 +96,7 @@ func TestParseBool(t *testing.T) {
 			t.Errorf("parseBool(%q) = %v, %v; want false, true", s, v, ok)
 		}
 	}
-	for _, s := range []string{"", "2", "t", "f", "yess", "tru", "01", "nope", "enabled"} {
+	for _, s := range []string{"", "2", "t", "f", "yess", "tru", "01", "nope", "enabled", "yeſ", "falſe", " yes", "truee"} {
 		if _, ok := parseBool(s); ok {
 			t.Errorf("parseBool(%q) accepted", s)
 		}

@@ -29,7 +29,9 @@ func writeVerdicts(cfg config.Config, b []byte) error {
 	return sink.WriteFileAtomic(sink.Layout{Output: cfg.Output}.VerdictPath(), b)
 }
 
-// ReadLastRun reads the verdict of the last run that started in storage.
+// ReadLastRun reads the verdict of the last run that started in storage. A
+// file without a valid stop and outcome is an error: such a report could
+// not be printed again.
 func ReadLastRun(storage string) (verdict.RunReport, error) {
 	path := filepath.Join(storage, LastRunFile)
 	b, err := os.ReadFile(path)
@@ -42,6 +44,9 @@ func ReadLastRun(storage string) (verdict.RunReport, error) {
 	var r verdict.RunReport
 	if err := json.Unmarshal(b, &r); err != nil {
 		return verdict.RunReport{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := r.Validate(); err != nil {
+		return verdict.RunReport{}, fmt.Errorf("read %s: not a verdict: %w", path, err)
 	}
 	return r, nil
 }

@@ -138,6 +138,20 @@ type Export struct {
 	Rows   int      `json:"rows"`
 }
 
+// Validate returns an error when the report has no valid stop or outcome,
+// as one decoded from JSON that lacks them (or sets them to null) has: the
+// decoder refuses unknown values but leaves missing ones empty, and an
+// empty stop or outcome cannot be encoded again.
+func (r RunReport) Validate() error {
+	if !r.Stop.Valid() {
+		return fmt.Errorf("unknown stop %q", string(r.Stop))
+	}
+	if !r.Outcome.Valid() {
+		return fmt.Errorf("unknown outcome %q", string(r.Outcome))
+	}
+	return nil
+}
+
 // Failed reports whether the outcome is failed.
 func (r RunReport) Failed() bool { return r.Outcome == OutcomeFailed }
 

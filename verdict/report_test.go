@@ -43,3 +43,20 @@ func TestNextEmptyRunStreak(t *testing.T) {
 		t.Fatal("streak arithmetic is wrong")
 	}
 }
+
+func TestValidate(t *testing.T) {
+	ok := NotStarted("books", time.Now())
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("a not-started report is valid, got %v", err)
+	}
+	for name, r := range map[string]RunReport{
+		"no stop":         {Outcome: OutcomeFailed},
+		"no outcome":      {Crawl: Crawl{Stop: StopError}},
+		"unknown stop":    {Crawl: Crawl{Stop: "done"}, Outcome: OutcomeSuccess},
+		"unknown outcome": {Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: "fine"},
+	} {
+		if err := r.Validate(); err == nil {
+			t.Errorf("%s: report accepted", name)
+		}
+	}
+}
