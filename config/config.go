@@ -58,7 +58,9 @@ type Policy struct {
 	ProbeRequests int
 	MaxProbes     int
 	RespectRobots bool
-	UserAgent     string
+	// UserAgent is the configured User-Agent; empty leaves the default to
+	// the caller (the stage sends databrew-stage/VERSION).
+	UserAgent string
 }
 
 // Thresholds returns the stop-rule thresholds of the policy.

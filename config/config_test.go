@@ -58,8 +58,8 @@ title = { css = "h1" }
 	if cfg.AllowedDomains[0] != "example.com" {
 		t.Fatalf("domains: %v", cfg.AllowedDomains)
 	}
-	if !strings.HasPrefix(cfg.Policy.UserAgent, "databrew-stage/") {
-		t.Fatalf("user agent: %q", cfg.Policy.UserAgent)
+	if cfg.Policy.UserAgent != "" {
+		t.Fatalf("user agent: %q, want none: the default is the caller's", cfg.Policy.UserAgent)
 	}
 	if cfg.Export.Format != FormatParquet || cfg.Export.PublishWhen != PublishWhenPartial || cfg.Notify.Timeout != 30*time.Second {
 		t.Fatalf("export/notify defaults: %+v %+v", cfg.Export, cfg.Notify)

@@ -255,7 +255,7 @@ func checkPolicy(t *testing.T, fail func(string, ...any), p Policy) {
 		fail("max_redirects %d", p.MaxRedirects)
 	case p.ProbeRequests < 1 || p.MaxProbes < 1 || p.MaxProbes > 1000:
 		fail("probe_requests %d, max_probes %d", p.ProbeRequests, p.MaxProbes)
-	case p.UserAgent == "" || p.UserAgent != strings.TrimSpace(p.UserAgent) || !httpguts.ValidHeaderFieldValue(p.UserAgent):
+	case p.UserAgent != strings.TrimSpace(p.UserAgent) || p.UserAgent != "" && !httpguts.ValidHeaderFieldValue(p.UserAgent):
 		fail("user agent %q is not a usable header value", p.UserAgent)
 	}
 	if th := p.Thresholds(); th.MaxErrorRate != p.MaxErrorRate || th.ErrorWindow != p.ErrorWindow ||

@@ -15,7 +15,6 @@ import (
 
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/internal/buildinfo"
 )
 
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -233,9 +232,7 @@ func (v *validator) policy(r rawPolicy) Policy {
 	if p.MinBodyBytes >= p.MaxBodyBytes {
 		v.errorf("policy.min_body_bytes", "must be below max_body_bytes (%d), got %d", p.MaxBodyBytes, p.MinBodyBytes)
 	}
-	if p.UserAgent == "" {
-		p.UserAgent = buildinfo.UserAgent()
-	} else if !httpguts.ValidHeaderFieldValue(p.UserAgent) {
+	if p.UserAgent != "" && !httpguts.ValidHeaderFieldValue(p.UserAgent) {
 		v.errorf("policy.user_agent", "%q is not a valid header value (no control characters)", r.UserAgent)
 	}
 	return p

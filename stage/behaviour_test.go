@@ -3,6 +3,7 @@ package stage
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,5 +143,25 @@ func TestRetryAfterIsHonoured(t *testing.T) {
 	}
 	if el := time.Since(start); el < time.Second {
 		t.Fatalf("Retry-After: 1 was not honoured; the run took %s", el)
+	}
+}
+
+func TestTheDefaultUserAgentNamesTheStage(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 2})
+	var agents sync.Map
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		agents.Store(r.UserAgent(), true)
+		next.ServeHTTP(w, r)
+	})
+	f.run(f.config(nil, ""), Options{})
+	agents.Range(func(k, _ any) bool {
+		if ua := k.(string); !strings.HasPrefix(ua, "databrew-stage/") {
+			t.Errorf("a request went out with User-Agent %q", ua)
+		}
+		return true
+	})
+	f.run(f.config(map[string]string{"user_agent": `"shopbot/2 (+ops@example.com)"`}, ""), Options{})
+	if _, ok := agents.Load("shopbot/2 (+ops@example.com)"); !ok {
+		t.Error("the configured User-Agent was not sent")
 	}
 }
