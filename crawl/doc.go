@@ -3,10 +3,9 @@
 // applies the stop rules, and hands each finished page's links and items to
 // a Store in batches.
 //
-// The engine's side effects go through the small interfaces it defines
-// here — a Fetcher for one HTTP exchange, a Store for the queue and the
-// items, a Robots and a Pacer for politeness, a Clock — so tests and
-// adapters plug in real implementations without the engine knowing them.
-// Reading pages it leaves to extract's compiled Extractor, a concrete type
-// without I/O.
+// The engine depends only on the small interfaces it defines here — a
+// Fetcher for one HTTP exchange, a Store for the queue and the items, a
+// PageReader per kind of page (HTML, JSON, sitemaps: package pages), a
+// Robots and a Pacer for politeness, a Clock — so tests and adapters plug
+// in real implementations without the engine knowing them.
 package crawl

@@ -10,9 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/andybalholm/cascadia"
-
-	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -30,7 +27,6 @@ type Settings struct {
 	RetryPassDelay time.Duration
 	// MaxCrawlDelay caps the Crawl-delay a robots.txt asks for.
 	MaxCrawlDelay time.Duration
-	MinBodyBytes  int64
 	Thresholds    verdict.Thresholds
 	// Breaker configures pause-and-probe; a zero Pause stops at a trip.
 	Breaker verdict.BreakerPolicy
@@ -38,19 +34,21 @@ type Settings struct {
 }
 
 // BlockRules recognise a page or a status that says the crawler is
-// blocked.
+// blocked, whatever the page's format. (A [block] selector needs an HTML
+// document: the HTML readers apply those.)
 type BlockRules struct {
-	Selectors []string
-	Texts     []string
-	Statuses  []int
+	Texts    []string
+	Statuses []int
 }
 
 // Deps are the engine's collaborators.
 type Deps struct {
 	Fetcher Fetcher
 	// Store keeps the queue and the items; Run needs it, Inspect does not.
-	Store     Store
-	Extractor *extract.Extractor
+	Store Store
+	// Readers read the pages of each kind the crawl queues; listing and
+	// item pages need one.
+	Readers map[Kind]PageReader
 	// Robots, when set, is asked before every URL.
 	Robots Robots
 	// Pacer, when set, spaces requests per host.
@@ -71,7 +69,6 @@ type Engine struct {
 	d          Deps
 	scope      Scope
 	starts     []Entry
-	blockSels  []cascadia.Selector
 	blockTexts [][]byte
 	blockCodes map[int]bool
 	log        *slog.Logger
@@ -86,8 +83,8 @@ type Engine struct {
 
 // New checks the settings and returns an engine ready to Run once.
 func New(s Settings, d Deps) (*Engine, error) {
-	if d.Fetcher == nil || d.Extractor == nil {
-		return nil, errors.New("crawl engine needs a fetcher and an extractor")
+	if d.Fetcher == nil || d.Readers[KindListing] == nil || d.Readers[KindItem] == nil {
+		return nil, errors.New("crawl engine needs a fetcher and readers of listing and item pages")
 	}
 	if s.Concurrency < 1 {
 		s.Concurrency = 1
@@ -111,13 +108,6 @@ func New(s Settings, d Deps) (*Engine, error) {
 	}
 	if len(e.starts) == 0 {
 		return nil, errors.New("crawl engine needs at least one start URL")
-	}
-	for _, sel := range s.Block.Selectors {
-		m, err := cascadia.Compile(sel)
-		if err != nil {
-			return nil, fmt.Errorf("block selector %q: %w", sel, err)
-		}
-		e.blockSels = append(e.blockSels, m)
 	}
 	for _, t := range s.Block.Texts {
 		e.blockTexts = append(e.blockTexts, []byte(t))

@@ -16,6 +16,7 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/pages"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -35,7 +36,7 @@ func (f netFetcher) Fetch(ctx context.Context, u string, hdr http.Header) (*craw
 		defer resp.Body.Close()
 		var body []byte
 		if body, err = io.ReadAll(resp.Body); err == nil {
-			return &crawl.Response{URL: u, FinalURL: resp.Request.URL, Status: resp.StatusCode, Header: resp.Header, Body: body, HTML: true}, nil
+			return &crawl.Response{URL: u, FinalURL: resp.Request.URL, Status: resp.StatusCode, Header: resp.Header, Body: body}, nil
 		}
 	}
 	if ctx.Err() != nil {
@@ -99,8 +100,8 @@ func (h *harness) run(ctx context.Context, concurrency int) (crawl.Result, int64
 	e, err := crawl.New(crawl.Settings{
 		RunID: "test", StartURLs: []string{catalogsite.StartURL(h.srv.URL)}, AllowedDomains: []string{u.Hostname()},
 		Concurrency: concurrency, Retries: 2, Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond,
-		MinBodyBytes: 512, Thresholds: verdict.DefaultThresholds(),
-	}, crawl.Deps{Fetcher: netFetcher{c: h.client}, Store: store, Extractor: x})
+		Thresholds: verdict.DefaultThresholds(),
+	}, crawl.Deps{Fetcher: netFetcher{c: h.client}, Store: store, Readers: htmlReaders(h.t, x, 512)})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestEngineLosesNothingAcrossInterruptions(t *testing.T) {
 func TestEngineRefusesBadSettings(t *testing.T) {
 	x, _ := extract.Compile(spec)
 	_, err := crawl.New(crawl.Settings{StartURLs: []string{"http://a.example/"}, AllowedDomains: []string{"b.example"}},
-		crawl.Deps{Fetcher: netFetcher{}, Store: &countingStore{}, Extractor: x})
+		crawl.Deps{Fetcher: netFetcher{}, Store: &countingStore{}, Readers: htmlReaders(t, x, 0)})
 	if err == nil {
 		t.Fatal("a start URL outside allowed_domains must be refused")
 	}
@@ -176,4 +177,20 @@ func TestEngineRefusesBadSettings(t *testing.T) {
 	if !errors.As(error(&crawl.FetchError{Reason: "x"}), &fe) {
 		t.Fatal("FetchError must be an error")
 	}
+}
+
+// htmlReaders are the readers of HTML listing and item pages that x
+// extracts.
+func htmlReaders(t testing.TB, x *extract.Extractor, minBody int64) map[crawl.Kind]crawl.PageReader {
+	t.Helper()
+	h := pages.HTML{MinBodyBytes: minBody}
+	listing, err := pages.NewHTMLListing(x, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := pages.NewHTMLItem(x, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[crawl.Kind]crawl.PageReader{crawl.KindListing: listing, crawl.KindItem: item}
 }

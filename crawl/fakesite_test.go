@@ -84,7 +84,7 @@ func (s *fakeSite) Fetch(ctx context.Context, u string, _ http.Header) (*crawl.R
 	if err != nil {
 		return nil, err
 	}
-	return &crawl.Response{URL: u, FinalURL: final, Status: a.status, Header: http.Header{}, Body: []byte(a.body), HTML: true}, nil
+	return &crawl.Response{URL: u, FinalURL: final, Status: a.status, Header: http.Header{}, Body: []byte(a.body)}, nil
 }
 
 // page is what the site serves at u.
@@ -205,7 +205,7 @@ func newUnit(t *testing.T, listings, perPage int) *unit {
 		Concurrency: 1, Retries: 2, Backoff: time.Millisecond, MaxBackoff: time.Millisecond,
 		RetryPassDelay: retryPassDelay, Thresholds: verdict.DefaultThresholds(),
 	}
-	u.deps = crawl.Deps{Fetcher: u.site, Store: u.store, Extractor: x, Clock: u.clock,
+	u.deps = crawl.Deps{Fetcher: u.site, Store: u.store, Readers: htmlReaders(t, x, 0), Clock: u.clock,
 		Logger: slog.New(slog.NewTextHandler(&u.log, nil))}
 	return u
 }

@@ -27,8 +27,6 @@ type Response struct {
 	Header   http.Header
 	// Body is the response body decoded to UTF-8.
 	Body []byte
-	// HTML is true when the content type is HTML (or absent).
-	HTML bool
 	// Charset names the encoding Body was decoded from, when known.
 	Charset string
 	// RedirectNotFollowed says why a 3xx response was not followed.

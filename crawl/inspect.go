@@ -3,7 +3,6 @@ package crawl
 import (
 	"context"
 
-	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -38,10 +37,6 @@ type Inspection struct {
 	ItemLinks, NextPages []string
 	Items                []ItemVersion
 }
-
-// Fields are the item fields in column order: an item's Values follow
-// them.
-func (e *Engine) Fields() []extract.FieldSpec { return e.d.Extractor.Fields() }
 
 // Inspect visits one URL as a listing or an item page, exactly as a run
 // would, and says what it came to. It needs no Store and stores nothing;

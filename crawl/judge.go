@@ -13,8 +13,8 @@ import (
 type judgment struct {
 	class      verdict.Class
 	reason     string
-	gap        bool          // an unusable page: a coverage gap, though neutral
 	gone       bool          // 404 or 410: the site says the URL is gone
+	unusable   bool          // a page its reader could not use: a coverage gap
 	retryAfter time.Duration // the site asked to wait this long
 	blocked    string        // the run must stop as blocked
 	auth       bool          // 401 with a refresh hook to try
@@ -43,12 +43,7 @@ func (e *Engine) judge(resp *Response, err error) judgment {
 	}
 	switch {
 	case s >= 200 && s < 300:
-		if int64(len(resp.Body)) < e.s.MinBodyBytes {
-			return judgment{class: verdict.ClassFailure, reason: fmt.Sprintf("HTTP %d with a %d-byte body (min_body_bytes %d)", s, len(resp.Body), e.s.MinBodyBytes)}
-		}
-		if !resp.HTML {
-			return judgment{class: verdict.ClassNeutral, gap: true, reason: fmt.Sprintf("not an HTML page (%s)", resp.Header.Get("Content-Type"))}
-		}
+		// What the body holds is the page reader's to judge.
 		return judgment{class: verdict.ClassOK}
 	case s == http.StatusNotModified:
 		// The run sends no conditional request, so it has no copy of the

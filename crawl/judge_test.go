@@ -11,7 +11,7 @@ import (
 )
 
 func TestJudge(t *testing.T) {
-	e := &Engine{s: Settings{MinBodyBytes: 512}, d: Deps{Clock: SystemClock{}}, blockCodes: map[int]bool{451: true}}
+	e := &Engine{d: Deps{Clock: SystemClock{}}, blockCodes: map[int]bool{451: true}}
 	page := make([]byte, 600)
 	stub := make([]byte, 200)
 	resp := func(status int, body []byte, hdr ...string) *Response {
@@ -19,7 +19,7 @@ func TestJudge(t *testing.T) {
 		for i := 0; i+1 < len(hdr); i += 2 {
 			h.Set(hdr[i], hdr[i+1])
 		}
-		return &Response{URL: "http://h/x", Status: status, Body: body, HTML: true, Header: h}
+		return &Response{URL: "http://h/x", Status: status, Body: body, Header: h}
 	}
 	redirect := func(status int, location, why string) *Response {
 		r := resp(status, nil, "Location", location)
@@ -39,7 +39,6 @@ func TestJudge(t *testing.T) {
 	}{
 		{"a usable page is ok", resp(200, page), nil, verdict.ClassOK, "", false},
 		{"an unasked-for 304 is neutral and unusable", resp(304, nil), nil, verdict.ClassNeutral, "304", true},
-		{"200 with a 200-byte stub is a failure", resp(200, stub), nil, verdict.ClassFailure, "200-byte body", false},
 		{"404 is neutral: the item is gone", resp(404, page), nil, verdict.ClassNeutral, "HTTP 404", false},
 		{"410 is neutral: the item is gone", resp(410, page), nil, verdict.ClassNeutral, "HTTP 410", false},
 		{"400 is neutral, and no evidence of a removal", resp(400, page), nil, verdict.ClassNeutral, "HTTP 400", true},
@@ -61,10 +60,10 @@ func TestJudge(t *testing.T) {
 				t.Fatalf("judge = %s %q, want %s containing %q", j.class, j.reason, c.class, c.reason)
 			}
 			item, listing := Entry{URL: "http://h/x", Kind: KindItem}, Entry{URL: "http://h/x", Kind: KindListing}
-			if got := j.gap || leavesGap(item, j); got != c.itemGap {
+			if got := leavesGap(item, j); got != c.itemGap {
 				t.Errorf("an item page's gap = %v, want %v", got, c.itemGap)
 			}
-			if got, want := j.gap || leavesGap(listing, j), c.class == verdict.ClassNeutral; got != want {
+			if got, want := leavesGap(listing, j), c.class == verdict.ClassNeutral; got != want {
 				t.Errorf("a listing page's gap = %v, want %v", got, want)
 			}
 		})
@@ -75,10 +74,10 @@ func TestJudge(t *testing.T) {
 	if j := e.judge(nil, &FetchError{Canceled: true}); !j.canceled {
 		t.Fatal("a canceled fetch is no result")
 	}
-	nonHTML := resp(200, page)
-	nonHTML.HTML = false
-	if j := e.judge(nonHTML, nil); j.class != verdict.ClassNeutral || !j.gap {
-		t.Fatalf("a non-HTML page is an unusable page: %+v", j)
+	// What a 2xx body holds (a stub, another format) is its reader's to
+	// judge: see package pages.
+	if j := e.judge(resp(200, stub), nil); j.class != verdict.ClassOK {
+		t.Fatalf("a 2xx is ok to the judge, whatever its body: %+v", j)
 	}
 	if j := e.judge(resp(503, page, "Retry-After", "7"), nil); j.retryAfter != 7*time.Second {
 		t.Fatalf("Retry-After = %s", j.retryAfter)

@@ -2,76 +2,61 @@ package crawl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"net/url"
 	"time"
-
-	"github.com/PuerkitoBio/goquery"
 
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// page processes a usable response: block rules, then links and items.
-// It may turn the result into an unusable page or a block.
-func (r *run) page(q Queued, resp *Response, c *completion) {
-	e := r.e
-	for _, t := range e.blockTexts {
+// read applies the block texts to a 2xx page and gives it to the reader
+// of its kind. A page the reader cannot read turns the judgment into a
+// failure (not a document of its format at all) or an unusable page.
+func (r *run) read(q Queued, resp *Response, j judgment) (Yield, judgment) {
+	for _, t := range r.e.blockTexts {
 		if bytes.Contains(resp.Body, t) {
-			c.blocked = fmt.Sprintf("block rule: %s contains %q", q.URL, t)
-			return
-		}
-	}
-	doc, err := e.d.Extractor.Parse(resp.Body)
-	if err != nil {
-		c.class, c.gap, c.reason = verdict.ClassNeutral, true, fmt.Sprintf("cannot parse HTML: %v", err)
-		return
-	}
-	for i, sel := range e.blockSels {
-		for _, n := range doc.Nodes {
-			if sel.MatchFirst(n) != nil {
-				c.blocked = fmt.Sprintf("block rule: %s matches selector %q", q.URL, e.s.Block.Selectors[i])
-				return
-			}
+			j.blocked = fmt.Sprintf("block rule: %s contains %q", q.URL, t)
+			return Yield{}, j
 		}
 	}
 	base := resp.FinalURL
 	if base == nil {
 		_, base, _ = Normalize(q.URL)
 	}
-	now := e.d.Clock.Now().UTC()
-	if q.Kind == KindListing {
-		r.listing(q, doc, base, now, c)
-		return
+	reader := r.e.d.Readers[q.Kind]
+	if reader == nil {
+		j.class, j.unusable, j.reason = verdict.ClassNeutral, true, fmt.Sprintf("no reader for %s pages", q.Kind)
+		return Yield{}, j
 	}
-	it, err := e.d.Extractor.Item(doc, base)
-	if err != nil {
-		c.class, c.gap, c.reason = verdict.ClassNeutral, true, err.Error()
-		return
+	y, err := reader.Read(Page{URL: base, Status: resp.Status, ContentType: resp.Header.Get("Content-Type"), Body: resp.Body})
+	var pe *PageError
+	switch {
+	case errors.As(err, &pe) && pe.Failure:
+		j.class, j.reason = verdict.ClassFailure, pe.Reason
+	case err != nil:
+		j.class, j.unusable, j.reason = verdict.ClassNeutral, true, err.Error()
+	case y.Blocked != "":
+		j.blocked = fmt.Sprintf("block rule: %s %s", q.URL, y.Blocked)
 	}
-	if len(it.Key) > MaxKeyBytes {
-		c.class, c.gap, c.reason = verdict.ClassNeutral, true, tooLong("item key", len(it.Key), MaxKeyBytes)
-		return
-	}
-	c.items = append(c.items, r.version(it, now))
+	return y, j
 }
 
-// listing reads a listing page's links and cards. A page that yields
-// nothing, or more than max_links_per_page, is a coverage gap: the
-// traversal did not see everything it lists.
-func (r *run) listing(q Queued, doc *goquery.Document, base *url.URL, now time.Time, c *completion) {
-	ls := r.e.d.Extractor.Listing(doc, base)
-	c.fetchedStart = q.Start
-	c.links = make([]Entry, 0, len(ls.ItemLinks)+len(ls.NextPages))
-	for _, l := range ls.ItemLinks {
-		c.links = r.appendLink(c, l, KindItem)
-	}
-	items := len(c.links)
-	for _, l := range ls.NextPages {
-		c.links = r.appendLink(c, l, KindListing)
+// yield takes what a usable page holds: its links and items, and the gaps
+// it leaves. A listing page that yields nothing, or more than the reader
+// takes, is a coverage gap: the traversal did not see everything it
+// lists; an item page that yields no item is one too.
+func (r *run) yield(q Queued, y Yield, c *completion) {
+	now := r.e.d.Clock.Now().UTC()
+	c.links = make([]Entry, 0, len(y.Links))
+	itemLinks := 0
+	for _, l := range y.Links {
+		if r.appendLink(c, l.URL, l.Kind) && l.Kind == KindItem {
+			itemLinks++
+		}
 	}
 	stored := 0
-	for _, it := range ls.Items {
+	for _, it := range y.Items {
 		if len(it.Key) > MaxKeyBytes {
 			c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(it.URL), Reason: tooLong("item key", len(it.Key), MaxKeyBytes)})
 			continue
@@ -79,30 +64,44 @@ func (r *run) listing(q Queued, doc *goquery.Document, base *url.URL, now time.T
 		c.items = append(c.items, r.version(it, now))
 		stored++
 	}
-	for _, u := range ls.Unusable {
-		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: u.URL, Reason: u.Err.Error()})
+	c.pageGaps = append(c.pageGaps, y.Unusable...)
+	if q.Kind == KindItem {
+		if stored == 0 {
+			// The page's one item (or all its rows) could not be used: the
+			// page is unusable, for the last reason it gave.
+			reason := "item page yielded no item"
+			if n := len(c.pageGaps); n > 0 {
+				reason = c.pageGaps[n-1].Reason
+				c.pageGaps = c.pageGaps[:n-1]
+			}
+			c.class, c.gap, c.reason = verdict.ClassNeutral, true, reason
+		}
+		return
 	}
-	c.yielded = items > 0 || stored > 0
+	c.fetchedStart = q.Start
+	c.yielded = itemLinks > 0 || stored > 0
 	switch {
-	case ls.Dropped > 0:
-		c.gap, c.reason = true, fmt.Sprintf("listing page holds %d more links or cards than max_links_per_page (%d): they were not followed", ls.Dropped, r.e.d.Extractor.Spec().Listing.MaxLinks)
-	case len(c.links) == 0 && len(ls.Items) == 0 && len(ls.Unusable) == 0:
+	case y.Truncated != "":
+		c.gap, c.reason = true, y.Truncated
+	case len(c.links) == 0 && len(y.Items) == 0 && len(y.Unusable) == 0:
 		c.gap, c.reason = true, "listing page yielded no item, item link or next page"
 	}
 }
 
-// appendLink adds a link the page yielded when it is in scope; a link
-// longer than MaxURLBytes is a coverage gap instead.
-func (r *run) appendLink(c *completion, raw string, kind Kind) []Entry {
+// appendLink adds a link the page yielded when it is in scope and reports
+// whether it did; a link longer than MaxURLBytes is a coverage gap
+// instead.
+func (r *run) appendLink(c *completion, raw string, kind Kind) bool {
 	norm, u, ok := Normalize(raw)
 	switch {
 	case !ok || !r.e.scope.Allows(u):
-		return c.links
+		return false
 	case len(norm) > MaxURLBytes:
 		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(norm), Reason: tooLong(kind.String()+" link", len(norm), MaxURLBytes)})
-		return c.links
+		return false
 	}
-	return append(c.links, Entry{URL: norm, Kind: kind})
+	c.links = append(c.links, Entry{URL: norm, Kind: kind})
+	return true
 }
 
 func (r *run) version(it extract.Item, now time.Time) ItemVersion {

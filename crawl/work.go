@@ -111,6 +111,13 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			}
 		}
 		j := e.judge(resp, err)
+		var y Yield
+		if j.class == verdict.ClassOK && j.blocked == "" && !j.canceled {
+			// A page is read inside the retry loop: one that is not a
+			// document of its format at all fails, and is retried, like
+			// a 5xx.
+			y, j = r.read(q, resp, j)
+		}
 		switch {
 		case j.canceled || ctx.Err() != nil:
 			resp.release()
@@ -138,7 +145,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			}
 			continue
 		}
-		c.class, c.reason, c.gap = j.class, j.reason, j.gap || leavesGap(q.Entry, j)
+		c.class, c.reason, c.gap = j.class, j.reason, j.unusable || leavesGap(q.Entry, j)
 		if resp != nil {
 			c.status, c.contentType, c.charset, c.bytes = resp.Status, resp.Header.Get("Content-Type"), resp.Charset, len(resp.Body)
 		}
@@ -147,8 +154,8 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 				c.answeredBy = final
 			}
 		}
-		if j.class == verdict.ClassOK && resp != nil {
-			r.page(q, resp, &c)
+		if j.class == verdict.ClassOK {
+			r.yield(q, y, &c)
 		}
 		resp.release()
 		return c

@@ -68,14 +68,6 @@ func (r *Response) RetryAfter(now time.Time) (d time.Duration, ok bool) {
 	return max(t.Sub(now), 0), true
 }
 
-// IsHTML reports whether the Content-Type is empty, text/html or
-// application/xhtml+xml (case-insensitive, parameters ignored).
-func (r *Response) IsHTML() bool {
-	mt := mediaType(r.Header.Get("Content-Type"))
-	return mt == "" || strings.EqualFold(mt, "text/html") ||
-		strings.EqualFold(mt, "application/xhtml+xml")
-}
-
 // RedirectTarget returns the resolved Location of a 3xx response that was
 // not followed (out of scope, not http/https, or redirects disabled).
 func (r *Response) RedirectTarget() (*url.URL, bool) {

@@ -37,28 +37,6 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
-func TestIsHTML(t *testing.T) {
-	for ct, want := range map[string]bool{
-		"":                              true,
-		"text/html":                     true,
-		"Text/HTML; charset=utf-8":      true,
-		"application/xhtml+xml;q=0.9":   true,
-		" APPLICATION/XHTML+XML ":       true,
-		"text/plain":                    false,
-		"application/json":              false,
-		"text/htmlx":                    false,
-		"image/png; name=\"text/html\"": false,
-	} {
-		r := &Response{Header: http.Header{}}
-		if ct != "" {
-			r.Header.Set("Content-Type", ct)
-		}
-		if got := r.IsHTML(); got != want {
-			t.Errorf("IsHTML(%q) = %v, want %v", ct, got, want)
-		}
-	}
-}
-
 func TestRedirectTarget(t *testing.T) {
 	final, _ := url.Parse("http://example.com/dir/page")
 	cases := []struct {

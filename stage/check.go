@@ -35,7 +35,11 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 		return CheckReport{}, err
 	}
 	defer done()
-	rep := CheckReport{Fields: eng.Fields()}
+	x, err := extract.Compile(cfg.Extract)
+	if err != nil {
+		return CheckReport{}, err
+	}
+	rep := CheckReport{Fields: x.Fields()}
 	rep.Listing = eng.Inspect(ctx, cfg.StartURLs[0], crawl.KindListing)
 	if itemURL == "" && len(rep.Listing.ItemLinks) > 0 {
 		itemURL = rep.Listing.ItemLinks[0]

@@ -8,8 +8,24 @@ import (
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/fetch"
 	"github.com/databrew/databrew-stage/internal/buildinfo"
+	"github.com/databrew/databrew-stage/pages"
 	"github.com/databrew/databrew-stage/verdict"
 )
+
+// pageReaders builds the readers of the kinds of page the config's crawl
+// queues, in the formats it names.
+func pageReaders(cfg config.Config, x *extract.Extractor) (map[crawl.Kind]crawl.PageReader, error) {
+	h := pages.HTML{MinBodyBytes: cfg.Policy.MinBodyBytes, Block: cfg.Block.Selectors}
+	listing, err := pages.NewHTMLListing(x, h)
+	if err != nil {
+		return nil, err
+	}
+	item, err := pages.NewHTMLItem(x, h)
+	if err != nil {
+		return nil, err
+	}
+	return map[crawl.Kind]crawl.PageReader{crawl.KindListing: listing, crawl.KindItem: item}, nil
+}
 
 // newEngine wires the crawl engine for cfg to the real adapters: the HTTP
 // client with its scope, body limits and redirects, robots.txt, per-host
@@ -33,8 +49,13 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		MaxRedirects: p.MaxRedirects, InScope: func(u *url.URL) bool { return scope.Allows(u) },
 		MaxConnsPerHost: p.Concurrency, Transport: opts.Transport,
 	})
+	readers, err := pageReaders(cfg, x)
+	if err != nil {
+		client.Close()
+		return nil, nil, err
+	}
 	deps := crawl.Deps{
-		Fetcher: httpFetcher{client: client}, Extractor: x,
+		Fetcher: httpFetcher{client: client}, Readers: readers,
 		Middleware: opts.Middleware, Refresh: opts.Refresh, Clock: clock, Logger: opts.Logger, Progress: opts.Progress,
 	}
 	if store != nil {
@@ -56,9 +77,9 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		RunID: runID, StartURLs: cfg.StartURLs, AllowedDomains: cfg.AllowedDomains,
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
 		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
-		MinBodyBytes: p.MinBodyBytes, Thresholds: p.Thresholds(),
-		Breaker: verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
-		Block:   crawl.BlockRules{Selectors: cfg.Block.Selectors, Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
+		Thresholds: p.Thresholds(),
+		Breaker:    verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
+		Block:      crawl.BlockRules{Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
 	}, deps)
 	if err != nil {
 		client.Close()

@@ -23,7 +23,7 @@ func (f httpFetcher) Fetch(ctx context.Context, url string, hdr http.Header) (*c
 	}
 	return &crawl.Response{
 		URL: resp.URL, FinalURL: resp.FinalURL, Status: resp.Status, Header: resp.Header,
-		Body: resp.Body, HTML: resp.IsHTML(), Release: resp.Release,
+		Body: resp.Body, Release: resp.Release,
 		RedirectNotFollowed: resp.RedirectNotFollowed, Charset: resp.Charset,
 	}, nil
 }

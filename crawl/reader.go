@@ -1,0 +1,72 @@
+package crawl
+
+import (
+	"net/url"
+
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// PageReader reads what a fetched page of one kind holds, in one format:
+// an HTML listing, a JSON API page, a sitemap. The engine picks the reader
+// for a URL's kind (Deps.Readers) and knows nothing of formats, so a new
+// format is a new reader, not a new branch in the engine. Package pages
+// holds the readers a config can ask for.
+type PageReader interface {
+	// Read reads a page that answered 2xx. An error is a *PageError: a
+	// page that is not a document of the reader's format at all, or one it
+	// cannot use.
+	Read(p Page) (Yield, error)
+}
+
+// Page is a fetched page to read.
+type Page struct {
+	// URL is where the page came from, after redirects: relative links
+	// resolve against it (or against a <base> the page names).
+	URL *url.URL
+	// Status is the response's status, a 2xx.
+	Status int
+	// ContentType is the response's Content-Type.
+	ContentType string
+	// Body is the body, decoded to UTF-8 when it is text.
+	Body []byte
+}
+
+// Yield is what a page holds.
+type Yield struct {
+	// Links are the URLs the page leads to, each with the kind of page it
+	// is; the engine keeps those in scope and within MaxURLBytes.
+	Links []Link
+	// Items are the items the page holds: its cards, its rows, or the page
+	// itself.
+	Items []extract.Item
+	// Unusable are items the page holds that could not be read: each is a
+	// coverage gap.
+	Unusable []verdict.Gap
+	// Truncated, when set, says the page held more than the reader takes
+	// (max_links_per_page): the page is a coverage gap with this reason.
+	Truncated string
+	// Blocked, when set, says the page marks the crawler as blocked (a
+	// [block] selector): the run stops as blocked with this reason.
+	Blocked string
+}
+
+// Link is a URL a page leads to.
+type Link struct {
+	URL  string
+	Kind Kind
+}
+
+// PageError is a page a reader could not read.
+type PageError struct {
+	// Failure is true for a page that is not a document of its format at
+	// all — an HTML stub shorter than min_body_bytes, JSON or XML that does
+	// not parse —: trouble with the site, counted and retried as a failure
+	// like a 5xx. Otherwise the page is unusable: neutral, and a coverage
+	// gap.
+	Failure bool
+	Reason  string
+}
+
+// Error says why the page could not be read.
+func (e *PageError) Error() string { return e.Reason }

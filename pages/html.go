@@ -1,0 +1,135 @@
+package pages
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/andybalholm/cascadia"
+
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// HTML is what HTML pages are judged by before they are read.
+type HTML struct {
+	// MinBodyBytes is min_body_bytes: a shorter body is a stub page, a
+	// failure.
+	MinBodyBytes int64
+	// Block are the [block] selectors: a page matching one says the
+	// crawler is blocked.
+	Block []string
+	block []cascadia.Selector
+}
+
+// compile compiles the block selectors.
+func (h *HTML) compile() error {
+	h.block = h.block[:0]
+	for _, sel := range h.Block {
+		m, err := cascadia.Compile(sel)
+		if err != nil {
+			return fmt.Errorf("block selector %q: %w", sel, err)
+		}
+		h.block = append(h.block, m)
+	}
+	return nil
+}
+
+// parse judges an HTML page and parses it: a body shorter than
+// min_body_bytes is a stub (a failure), a body that is not HTML an
+// unusable page. blocked names the block selector the page matches.
+func (h *HTML) parse(x *extract.Extractor, p crawl.Page) (doc *goquery.Document, blocked string, err error) {
+	if int64(len(p.Body)) < h.MinBodyBytes {
+		return nil, "", &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a %d-byte body (min_body_bytes %d)", p.Status, len(p.Body), h.MinBodyBytes)}
+	}
+	if !isHTML(p.ContentType) {
+		return nil, "", &crawl.PageError{Reason: fmt.Sprintf("not an HTML page (%s)", p.ContentType)}
+	}
+	doc, err = x.Parse(p.Body)
+	if err != nil {
+		return nil, "", &crawl.PageError{Reason: fmt.Sprintf("cannot parse HTML: %v", err)}
+	}
+	for i, sel := range h.block {
+		for _, n := range doc.Nodes {
+			if sel.MatchFirst(n) != nil {
+				return doc, fmt.Sprintf("matches selector %q", h.Block[i]), nil
+			}
+		}
+	}
+	return doc, "", nil
+}
+
+// isHTML reports whether a Content-Type is HTML: empty, text/html or
+// application/xhtml+xml (case-insensitive, parameters ignored).
+func isHTML(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "" || strings.EqualFold(mt, "text/html") || strings.EqualFold(mt, "application/xhtml+xml")
+}
+
+// HTMLListing reads HTML listing pages: their item links, next-page links
+// and cards.
+type HTMLListing struct {
+	X *extract.Extractor
+	HTML
+	maxLinks int
+}
+
+// NewHTMLListing returns a reader of HTML listing pages.
+func NewHTMLListing(x *extract.Extractor, h HTML) (*HTMLListing, error) {
+	r := &HTMLListing{X: x, HTML: h, maxLinks: x.Spec().Listing.MaxLinks}
+	return r, r.compile()
+}
+
+// Read reads a listing page.
+func (r *HTMLListing) Read(p crawl.Page) (crawl.Yield, error) {
+	doc, blocked, err := r.parse(r.X, p)
+	if err != nil || blocked != "" {
+		return crawl.Yield{Blocked: blocked}, err
+	}
+	return listingYield(r.X.Listing(doc, p.URL), r.maxLinks), nil
+}
+
+// listingYield turns what extract read of a listing page into its yield.
+func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
+	y := crawl.Yield{Links: make([]crawl.Link, 0, len(ls.ItemLinks)+len(ls.NextPages)), Items: ls.Items}
+	for _, l := range ls.ItemLinks {
+		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindItem})
+	}
+	for _, l := range ls.NextPages {
+		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})
+	}
+	for _, u := range ls.Unusable {
+		y.Unusable = append(y.Unusable, verdict.Gap{URL: u.URL, Reason: u.Err.Error()})
+	}
+	if ls.Dropped > 0 {
+		y.Truncated = fmt.Sprintf("listing page holds %d more links or cards than max_links_per_page (%d): they were not followed", ls.Dropped, maxLinks)
+	}
+	return y
+}
+
+// HTMLItem reads HTML item pages.
+type HTMLItem struct {
+	X *extract.Extractor
+	HTML
+}
+
+// NewHTMLItem returns a reader of HTML item pages.
+func NewHTMLItem(x *extract.Extractor, h HTML) (*HTMLItem, error) {
+	r := &HTMLItem{X: x, HTML: h}
+	return r, r.compile()
+}
+
+// Read reads an item page: its item, or why it is unusable.
+func (r *HTMLItem) Read(p crawl.Page) (crawl.Yield, error) {
+	doc, blocked, err := r.parse(r.X, p)
+	if err != nil || blocked != "" {
+		return crawl.Yield{Blocked: blocked}, err
+	}
+	it, err := r.X.Item(doc, p.URL)
+	if err != nil {
+		return crawl.Yield{}, &crawl.PageError{Reason: err.Error()}
+	}
+	return crawl.Yield{Items: []extract.Item{it}}, nil
+}
