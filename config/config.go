@@ -27,9 +27,11 @@ type Config struct {
 	AllowedDomains []string
 	Policy         Policy
 	Extract        extract.Spec
-	Block          Block
-	Export         Export
-	Notify         Notify
+	// Sources are sitemaps and parameter pagination.
+	Sources Sources
+	Block   Block
+	Export  Export
+	Notify  Notify
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.

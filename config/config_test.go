@@ -111,6 +111,11 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"bad export format", good + "[export]\nformat = \"csv\"\n", 10, "export.format", `"csv"`},
 		{"bad block status", good + "[block]\nstatuses = [200]\n", 10, "block.statuses", "not an HTTP error status"},
 		{"syntax error", good + "\n[policy\n", 10, "", ""},
+		{"a sitemap that is not a URL", strings.Replace(good, `item_links = "article h3 a"`, "item_links = \"a\"\nsitemaps = [\"sitemap.xml\"]", 1), 7, "listing.sitemaps", `neither "robots" nor an http or https URL`},
+		{"a bad sitemap_match", strings.Replace(good, `item_links = "article h3 a"`, "sitemaps = [\"robots\"]\nsitemap_match = '('", 1), 7, "listing.sitemap_match", "missing closing )"},
+		{"sitemap_match without sitemaps", strings.Replace(good, `item_links = "article h3 a"`, "item_links = \"a\"\nsitemap_match = '/p/'", 1), 7, "listing.sitemap_match", "needs listing.sitemaps"},
+		{"pages without a param", strings.Replace(good, `item_links = "article h3 a"`, "item_links = \"a\"\npages = { start = 2 }", 1), 7, "listing.pages.param", "not a query parameter name"},
+		{"no item links and no sitemaps", strings.Replace(good, `item_links = "article h3 a"`, "", 1), 5, "listing.item_links", "required unless listing.items or listing.sitemaps is set"},
 		{"output at a file system root", `output = "/"` + "\n" + good, 1, "output", "file system root"},
 		{"output inside storage", "storage = \"st\"\noutput = \"st/out\"\n" + good, 2, "output", "inside storage"},
 		{"storage inside output", "storage = \"out/st\"\noutput = \"out\"\n" + good, 1, "storage", "inside output"},
@@ -227,5 +232,35 @@ last = { css = "h4" }
 		if got := strings.Join(names, ","); got != "zeta,alpha,mid,last" {
 			t.Fatalf("order = %s, want zeta,alpha,mid,last", got)
 		}
+	}
+}
+
+func TestSitemapSourcesAndStartKinds(t *testing.T) {
+	doc := `name = "shop"
+start_urls = ["https://shop.example/", "https://shop.example/extra-sitemap.xml.gz"]
+[listing]
+sitemaps = ["robots", "https://shop.example/sitemaps/index.xml"]
+sitemap_match = '/product/'
+[item.fields]
+title = { css = "h1", required = true }
+`
+	cfg, err := Parse("shop.toml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.HostsOnly() || len(cfg.Sources.Sitemaps) != 2 || !cfg.Sources.SitemapMatch.MatchString("https://shop.example/product/1") {
+		t.Fatalf("sources = %+v, hosts only %v", cfg.Sources, cfg.HostsOnly())
+	}
+	listings, sitemaps, hosts := cfg.StartKinds()
+	if len(listings) != 0 || len(sitemaps) != 1 || sitemaps[0] != "https://shop.example/extra-sitemap.xml.gz" || len(hosts) != 1 {
+		t.Fatalf("start kinds: listings %v, sitemaps %v, hosts %v", listings, sitemaps, hosts)
+	}
+	// With a listing to read too, the start URL is a listing page.
+	cfg, err = Parse("shop.toml", []byte(strings.Replace(doc, `sitemap_match = '/product/'`, "item_links = \"a.product\"", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listings, _, _ := cfg.StartKinds(); cfg.HostsOnly() || len(listings) != 1 {
+		t.Fatalf("with item_links: hosts only %v, listings %v", cfg.HostsOnly(), listings)
 	}
 }

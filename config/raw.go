@@ -44,9 +44,12 @@ type rawPolicy struct {
 }
 
 type rawListing struct {
-	ItemLinks string `toml:"item_links"`
-	NextPage  string `toml:"next_page"`
-	Items     string `toml:"items"`
+	ItemLinks    string    `toml:"item_links"`
+	NextPage     string    `toml:"next_page"`
+	Items        string    `toml:"items"`
+	Sitemaps     []string  `toml:"sitemaps"`
+	SitemapMatch string    `toml:"sitemap_match"`
+	Pages        *rawPages `toml:"pages"`
 }
 
 type rawItem struct {

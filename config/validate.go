@@ -45,7 +45,8 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Output = v.path("output", raw.Output, defaultOutputRoot, raw.Name)
 	v.separate(cfg.Storage, cfg.Output)
 	cfg.Policy = v.policy(raw.Policy)
-	cfg.Extract = v.extract(raw)
+	cfg.Sources = v.sources(raw.Listing)
+	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)
 	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)
 	cfg.Export = v.export(raw.Export)
@@ -238,10 +239,11 @@ func (v *validator) policy(r rawPolicy) Policy {
 	return p
 }
 
-func (v *validator) extract(raw rawConfig) extract.Spec {
+func (v *validator) extract(raw rawConfig, fromSitemaps bool) extract.Spec {
 	spec := extract.Spec{
-		Listing: extract.ListingSpec{ItemLinks: raw.Listing.ItemLinks, NextPage: raw.Listing.NextPage, Items: raw.Listing.Items},
-		Key:     raw.Item.Key,
+		Listing: extract.ListingSpec{ItemLinks: raw.Listing.ItemLinks, NextPage: raw.Listing.NextPage, Items: raw.Listing.Items,
+			FromSitemaps: fromSitemaps},
+		Key: raw.Item.Key,
 	}
 	names := make([]string, 0, len(raw.Item.Fields))
 	for name := range raw.Item.Fields {

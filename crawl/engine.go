@@ -15,8 +15,11 @@ import (
 
 // Settings are the engine's knobs, taken from a config's policy.
 type Settings struct {
-	RunID          string
+	RunID string
+	// StartURLs are listing pages to start from; Starts are starts of any
+	// kind (sitemaps, robots.txt files), in addition.
 	StartURLs      []string
+	Starts         []Entry
 	AllowedDomains []string
 	Concurrency    int
 	// MaxRequests is the request budget; 0 means none.
@@ -96,15 +99,22 @@ func New(s Settings, d Deps) (*Engine, error) {
 	if e.log == nil {
 		e.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	starts := s.Starts
 	for _, raw := range s.StartURLs {
-		norm, u, ok := Normalize(raw)
+		starts = append(starts, Entry{URL: raw, Kind: KindListing})
+	}
+	for _, st := range starts {
+		norm, u, ok := Normalize(st.URL)
 		if !ok {
-			return nil, fmt.Errorf("start URL %q is not an absolute http or https URL", raw)
+			return nil, fmt.Errorf("start URL %q is not an absolute http or https URL", st.URL)
 		}
 		if !e.scope.Allows(u) {
-			return nil, fmt.Errorf("start URL %q is outside allowed_domains %s", raw, strings.Join(s.AllowedDomains, ", "))
+			return nil, fmt.Errorf("start URL %q is outside allowed_domains %s", st.URL, strings.Join(s.AllowedDomains, ", "))
 		}
-		e.starts = append(e.starts, Entry{URL: norm, Kind: KindListing, Start: true})
+		if d.Readers[st.Kind] == nil {
+			return nil, fmt.Errorf("start URL %q is a %s page, and the engine has no reader for those", st.URL, st.Kind)
+		}
+		e.starts = append(e.starts, Entry{URL: norm, Kind: st.Kind, Start: true})
 	}
 	if len(e.starts) == 0 {
 		return nil, errors.New("crawl engine needs at least one start URL")

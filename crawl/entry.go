@@ -11,6 +11,10 @@ const (
 	KindListing Kind = 1
 	// KindItem is a page reached by an item link.
 	KindItem Kind = 2
+	// KindSitemap is a sitemap or a sitemap index.
+	KindSitemap Kind = 3
+	// KindRobots is a host's robots.txt, read for the sitemaps it names.
+	KindRobots Kind = 4
 )
 
 // String names the kind for logs.
@@ -20,6 +24,10 @@ func (k Kind) String() string {
 		return "listing"
 	case KindItem:
 		return "item"
+	case KindSitemap:
+		return "sitemap"
+	case KindRobots:
+		return "robots.txt"
 	default:
 		return "unknown"
 	}

@@ -32,9 +32,10 @@ type Inspection struct {
 	// is the reason a block rule or middleware gave, which stops a run.
 	RobotsExcluded bool
 	Blocked        string
-	// ItemLinks and NextPages are the in-scope links a listing page
-	// yielded; Items the items the page yielded (cards or the item page).
-	ItemLinks, NextPages []string
+	// ItemLinks, NextPages and Sitemaps are the in-scope links a listing
+	// page, a sitemap or a robots.txt yielded; Items the items the page
+	// yielded (cards, rows or the item page).
+	ItemLinks, NextPages, Sitemaps []string
 	Items                []ItemVersion
 }
 
@@ -55,9 +56,12 @@ func (e *Engine) Inspect(ctx context.Context, rawURL string, kind Kind) Inspecti
 	in.Class, in.Reason, in.Gap, in.Gaps = c.class, c.reason, c.gap, c.pageGaps
 	in.RobotsExcluded, in.Blocked, in.Items = c.robotsExcluded, c.blocked, c.items
 	for _, l := range c.links {
-		if l.Kind == KindItem {
+		switch l.Kind {
+		case KindItem:
 			in.ItemLinks = append(in.ItemLinks, l.URL)
-		} else {
+		case KindSitemap:
+			in.Sitemaps = append(in.Sitemaps, l.URL)
+		default:
 			in.NextPages = append(in.NextPages, l.URL)
 		}
 	}

@@ -43,9 +43,11 @@ func (r *run) read(q Queued, resp *Response, j judgment) (Yield, judgment) {
 }
 
 // yield takes what a usable page holds: its links and items, and the gaps
-// it leaves. A listing page that yields nothing, or more than the reader
-// takes, is a coverage gap: the traversal did not see everything it
-// lists; an item page that yields no item is one too.
+// it leaves. A listing page that yields nothing, or a page that holds more
+// than its reader takes, is a coverage gap: the traversal did not see
+// everything it lists; an item page that yields no item is one too.
+// Listings, sitemaps and robots.txt files are what the outcome rules call
+// listing pages.
 func (r *run) yield(q Queued, y Yield, c *completion) {
 	now := r.e.d.Clock.Now().UTC()
 	c.links = make([]Entry, 0, len(y.Links))
@@ -83,7 +85,9 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 	switch {
 	case y.Truncated != "":
 		c.gap, c.reason = true, y.Truncated
-	case len(c.links) == 0 && len(y.Items) == 0 && len(y.Unusable) == 0:
+	case q.Kind == KindListing && len(c.links) == 0 && len(y.Items) == 0 && len(y.Unusable) == 0:
+		// (A sitemap read whole is not a gap though none of its URLs
+		// matched: those are not item pages.)
 		c.gap, c.reason = true, "listing page yielded no item, item link or next page"
 	}
 }

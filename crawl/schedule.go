@@ -71,9 +71,9 @@ func (s *schedule) next() (Queued, bool) { return s.front.popFront() }
 func (s *schedule) putBack(q Queued) { s.front.pushFront(q) }
 
 // enqueue gives new links sequence numbers and adds them to the batch;
-// listing pages go to the front of the frontier so discovery runs ahead,
-// item pages to the back while there is room; while the run stops they
-// only wait in the store.
+// pages that lead to others (listings, sitemaps) go to the front of the
+// frontier so discovery runs ahead, item pages to the back while there is
+// room; while the run stops they only wait in the store.
 func (s *schedule) enqueue(links []Entry, stopping bool) error {
 	fresh := make([]Entry, 0, len(links))
 	urls := make([]string, 0, len(links))
@@ -107,7 +107,7 @@ func (s *schedule) enqueue(links []Entry, stopping bool) error {
 		switch {
 		case stopping:
 			s.unread++
-		case l.Kind == KindListing:
+		case l.Kind != KindItem:
 			s.front.pushFront(q)
 			s.claimed[q.Seq] = struct{}{}
 		case s.front.pushBack(q, false):

@@ -71,7 +71,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		c.class, c.gap, c.reason = verdict.ClassNeutral, true, tooLong("URL", len(q.URL), MaxURLBytes)
 		return c
 	}
-	if e.d.Robots != nil {
+	if e.d.Robots != nil && q.Kind != KindRobots {
 		allowed, delay, _ := e.d.Robots.Allowed(ctx, u)
 		if ctx.Err() != nil {
 			return c

@@ -49,8 +49,8 @@ func Compile(spec Spec) (*Extractor, error) {
 	x.spec = spec
 	x.spec.Fields = make([]FieldSpec, len(spec.Fields))
 
-	if spec.Listing.ItemLinks == "" && spec.Listing.Items == "" {
-		bad("listing.item_links", "css", errors.New("required unless listing.items is set"))
+	if spec.Listing.ItemLinks == "" && spec.Listing.Items == "" && !spec.Listing.FromSitemaps {
+		bad("listing.item_links", "css", errors.New("required unless listing.items or listing.sitemaps is set"))
 	}
 	x.itemLinks = compileOptional(spec.Listing.ItemLinks, "listing.item_links", bad)
 	x.nextPage = compileOptional(spec.Listing.NextPage, "listing.next_page", bad)

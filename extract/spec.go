@@ -60,6 +60,9 @@ type ListingSpec struct {
 	// fields are then read relative to each card and item pages are not
 	// fetched.
 	Items string
+	// FromSitemaps says item page URLs come from sitemaps: neither
+	// ItemLinks nor Items is then required.
+	FromSitemaps bool
 	// MaxLinks bounds what one listing page yields: at most MaxLinks item
 	// links, MaxLinks cards and MaxLinks next-page links, the first in
 	// document order; the rest are counted in Listing.Dropped. 0 means no

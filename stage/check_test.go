@@ -71,8 +71,8 @@ func TestCheckJudgesEveryPageAsRunDoes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if chk.Listing.Class != verdict.ClassOK || chk.Item == nil {
-				t.Fatalf("check's listing = %+v, item %v", chk.Listing, chk.Item)
+			if len(chk.Listings) != 1 || chk.Listings[0].Class != verdict.ClassOK || chk.Item == nil {
+				t.Fatalf("check's listings = %+v, item %v", chk.Listings, chk.Item)
 			}
 			in := *chk.Item
 			rep := f.run(cfg, Options{})

@@ -24,7 +24,37 @@ func pageReaders(cfg config.Config, x *extract.Extractor) (map[crawl.Kind]crawl.
 	if err != nil {
 		return nil, err
 	}
-	return map[crawl.Kind]crawl.PageReader{crawl.KindListing: listing, crawl.KindItem: item}, nil
+	readers := map[crawl.Kind]crawl.PageReader{crawl.KindListing: listing, crawl.KindItem: item}
+	if len(cfg.Sources.Sitemaps) > 0 {
+		readers[crawl.KindSitemap] = pages.Sitemap{Match: cfg.Sources.SitemapMatch, MaxBytes: cfg.Policy.MaxBodyBytes}
+		readers[crawl.KindRobots] = pages.Robots{}
+	}
+	return readers, nil
+}
+
+// starts are where the config's crawl starts: its listing pages, and the
+// sitemaps it names — listed, or those of each start host's robots.txt.
+func starts(cfg config.Config) (listings []string, others []crawl.Entry) {
+	listings, sitemaps, _ := cfg.StartKinds()
+	for _, s := range sitemaps {
+		others = append(others, crawl.Entry{URL: s, Kind: crawl.KindSitemap})
+	}
+	for _, s := range cfg.Sources.Sitemaps {
+		if s != config.SitemapsRobots {
+			others = append(others, crawl.Entry{URL: s, Kind: crawl.KindSitemap})
+			continue
+		}
+		seen := map[string]bool{}
+		for _, start := range cfg.StartURLs {
+			u, err := url.Parse(start)
+			if err != nil || seen[u.Scheme+"://"+u.Host] {
+				continue
+			}
+			seen[u.Scheme+"://"+u.Host] = true
+			others = append(others, crawl.Entry{URL: u.Scheme + "://" + u.Host + "/robots.txt", Kind: crawl.KindRobots})
+		}
+	}
+	return listings, others
 }
 
 // newEngine wires the crawl engine for cfg to the real adapters: the HTTP
@@ -73,8 +103,9 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 	if opts.MaxRequests > 0 {
 		maxRequests = opts.MaxRequests
 	}
+	listings, others := starts(cfg)
 	eng, err = crawl.New(crawl.Settings{
-		RunID: runID, StartURLs: cfg.StartURLs, AllowedDomains: cfg.AllowedDomains,
+		RunID: runID, StartURLs: listings, Starts: others, AllowedDomains: cfg.AllowedDomains,
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
 		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
 		Thresholds: p.Thresholds(),

@@ -70,6 +70,13 @@ const itemSection = catalogsite.ExtractConfig
 // (values are TOML literals); extra is appended as TOML.
 func (f *fixture) config(policy map[string]string, extra string, startURLs ...string) config.Config {
 	f.t.Helper()
+	return f.configOf(itemSection, policy, extra, startURLs...)
+}
+
+// configOf is config with another extraction ([listing], [item] and
+// [item.fields] tables) than the catalog's.
+func (f *fixture) configOf(extraction string, policy map[string]string, extra string, startURLs ...string) config.Config {
+	f.t.Helper()
 	if len(startURLs) == 0 {
 		startURLs = []string{f.startURL()}
 	}
@@ -80,7 +87,7 @@ func (f *fixture) config(policy map[string]string, extra string, startURLs ...st
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, p[k])
 	}
-	b.WriteString(itemSection)
+	b.WriteString(extraction)
 	b.WriteString(extra)
 	cfg, err := config.Parse(filepath.Join(f.dir, "books.toml"), []byte(b.String()))
 	if err != nil {

@@ -51,7 +51,10 @@ func checkCmd(args []string, env Env) int {
 		return ExitFailed
 	}
 	p := checkPrinter{out: env.Stdout, fields: rep.Fields}
-	ok := p.listing(rep.Listing, cfg.Extract.Listing.Items != "")
+	ok := true
+	for _, in := range rep.Listings {
+		ok = p.listing(in, cfg.Extract.Listing.Items != "") && ok
+	}
 	switch {
 	case rep.Item != nil:
 		ok = p.item(*rep.Item) && ok
@@ -108,8 +111,14 @@ func (p checkPrinter) page(what string, in crawl.Inspection) bool {
 }
 
 func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
-	if !p.page("listing", in) {
+	if !p.page(in.Kind.String(), in) {
 		return false
+	}
+	if len(in.Sitemaps) > 0 {
+		fmt.Fprintf(p.out, "  sitemaps: %d (%s)\n", len(in.Sitemaps), in.Sitemaps[0])
+		if in.Kind != crawl.KindListing {
+			return true
+		}
 	}
 	fmt.Fprintf(p.out, "  item links: %d\n", len(in.ItemLinks))
 	for i, l := range in.ItemLinks {
@@ -130,7 +139,7 @@ func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
 			p.printItem(in.Items[0])
 		}
 	}
-	if len(in.ItemLinks) == 0 && len(in.Items) == 0 {
+	if len(in.ItemLinks) == 0 && len(in.Items) == 0 && in.Kind == crawl.KindListing {
 		fmt.Fprintln(p.out, "  this listing yields no item and no item link: a run that fetches it as its start fails")
 		return false
 	}
