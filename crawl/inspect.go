@@ -36,7 +36,7 @@ type Inspection struct {
 	// page, a sitemap or a robots.txt yielded; Items the items the page
 	// yielded (cards, rows or the item page).
 	ItemLinks, NextPages, Sitemaps []string
-	Items                []ItemVersion
+	Items                          []ItemVersion
 }
 
 // Inspect visits one URL as a listing or an item page, exactly as a run
