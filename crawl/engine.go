@@ -18,8 +18,12 @@ type Settings struct {
 	RunID string
 	// StartURLs are listing pages to start from; Starts are starts of any
 	// kind (sitemaps, robots.txt files), in addition.
-	StartURLs      []string
-	Starts         []Entry
+	StartURLs []string
+	Starts    []Entry
+	// PageParam, when set, is the query parameter of parameter
+	// pagination: each listing start URL is page 1 of a chain (see
+	// Entry.Paged), its number already set by the caller.
+	PageParam      string
 	AllowedDomains []string
 	Concurrency    int
 	// MaxRequests is the request budget; 0 means none.
@@ -101,7 +105,7 @@ func New(s Settings, d Deps) (*Engine, error) {
 	}
 	starts := s.Starts
 	for _, raw := range s.StartURLs {
-		starts = append(starts, Entry{URL: raw, Kind: KindListing})
+		starts = append(starts, Entry{URL: raw, Kind: KindListing, Paged: s.PageParam != ""})
 	}
 	for _, st := range starts {
 		norm, u, ok := Normalize(st.URL)
@@ -114,7 +118,7 @@ func New(s Settings, d Deps) (*Engine, error) {
 		if d.Readers[st.Kind] == nil {
 			return nil, fmt.Errorf("start URL %q is a %s page, and the engine has no reader for those", st.URL, st.Kind)
 		}
-		e.starts = append(e.starts, Entry{URL: norm, Kind: st.Kind, Start: true})
+		e.starts = append(e.starts, Entry{URL: norm, Kind: st.Kind, Start: true, Paged: st.Paged})
 	}
 	if len(e.starts) == 0 {
 		return nil, errors.New("crawl engine needs at least one start URL")

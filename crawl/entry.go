@@ -40,6 +40,10 @@ type Entry struct {
 	Kind Kind
 	// Start marks a start URL of the traversal.
 	Start bool
+	// Paged marks a listing page of parameter pagination (?page=N): the
+	// next number follows it while it yields, and a 404 or an empty page
+	// ends the chain without a gap.
+	Paged bool
 }
 
 // Queued is an Entry with its place in the queue: entries are fetched in

@@ -62,7 +62,8 @@ func (e *Engine) judge(resp *Response, err error) judgment {
 // traversal saw of the site, so that items it did not see cannot be judged
 // removed: every page that yields nothing usable does, whatever its status,
 // except an item page the site says is gone (404, 410) — the one answer
-// that is evidence of a removal.
+// that is evidence of a removal — and a gone page that ends parameter
+// pagination.
 func leavesGap(e Entry, j judgment) bool {
-	return j.class == verdict.ClassNeutral && !(e.Kind == KindItem && j.gone)
+	return j.class == verdict.ClassNeutral && !(e.Kind == KindItem && j.gone) && !(endOfPages(e) && j.gone)
 }

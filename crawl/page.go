@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/databrew/databrew-stage/extract"
@@ -82,14 +84,53 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 	}
 	c.fetchedStart = q.Start
 	c.yielded = itemLinks > 0 || stored > 0
+	holdsItems := itemLinks > 0 || len(y.Items) > 0 || len(y.Unusable) > 0
+	if q.Paged && holdsItems {
+		// Parameter pagination goes on while pages hold items.
+		if next, ok := NextPageNumber(q.URL, r.e.s.PageParam); ok {
+			c.links = append(c.links, Entry{URL: next, Kind: KindListing, Paged: true})
+		}
+	}
 	switch {
 	case y.Truncated != "":
 		c.gap, c.reason = true, y.Truncated
-	case q.Kind == KindListing && len(c.links) == 0 && len(y.Items) == 0 && len(y.Unusable) == 0:
+	case q.Kind == KindListing && len(c.links) == 0 && !holdsItems && !endOfPages(q.Entry):
 		// (A sitemap read whole is not a gap though none of its URLs
-		// matched: those are not item pages.)
+		// matched: those are not item pages. Nor is the empty page that
+		// ends parameter pagination.)
 		c.gap, c.reason = true, "listing page yielded no item, item link or next page"
 	}
+}
+
+// endOfPages reports whether a listing page that yields nothing, or is
+// gone, is the end of parameter pagination rather than a hole: a paged
+// page after the first.
+func endOfPages(e Entry) bool { return e.Paged && !e.Start }
+
+// NextPageNumber is the URL of the page after raw in parameter pagination:
+// the same URL with param one higher (from 0 when raw lacks it).
+func NextPageNumber(raw, param string) (string, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || param == "" {
+		return "", false
+	}
+	q := u.Query()
+	n := 0
+	if v := q.Get(param); v != "" {
+		if n, err = strconv.Atoi(v); err != nil {
+			return "", false
+		}
+	}
+	return SetPageNumber(u, param, n+1), true
+}
+
+// SetPageNumber is u with param set to n.
+func SetPageNumber(u *url.URL, param string, n int) string {
+	v := *u
+	q := v.Query()
+	q.Set(param, strconv.Itoa(n))
+	v.RawQuery = q.Encode()
+	return v.String()
 }
 
 // appendLink adds a link the page yielded when it is in scope and reports

@@ -32,10 +32,18 @@ func pageReaders(cfg config.Config, x *extract.Extractor) (map[crawl.Kind]crawl.
 	return readers, nil
 }
 
-// starts are where the config's crawl starts: its listing pages, and the
-// sitemaps it names — listed, or those of each start host's robots.txt.
+// starts are where the config's crawl starts: its listing pages (with
+// parameter pagination, the first page of each), and the sitemaps it names
+// — listed, or those of each start host's robots.txt.
 func starts(cfg config.Config) (listings []string, others []crawl.Entry) {
 	listings, sitemaps, _ := cfg.StartKinds()
+	if pg := cfg.Sources.Pages; pg != nil {
+		for i, l := range listings {
+			if u, err := url.Parse(l); err == nil {
+				listings[i] = crawl.SetPageNumber(u, pg.Param, pg.Start)
+			}
+		}
+	}
 	for _, s := range sitemaps {
 		others = append(others, crawl.Entry{URL: s, Kind: crawl.KindSitemap})
 	}
@@ -104,8 +112,12 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		maxRequests = opts.MaxRequests
 	}
 	listings, others := starts(cfg)
+	pageParam := ""
+	if cfg.Sources.Pages != nil {
+		pageParam = cfg.Sources.Pages.Param
+	}
 	eng, err = crawl.New(crawl.Settings{
-		RunID: runID, StartURLs: listings, Starts: others, AllowedDomains: cfg.AllowedDomains,
+		RunID: runID, StartURLs: listings, Starts: others, PageParam: pageParam, AllowedDomains: cfg.AllowedDomains,
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
 		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
 		Thresholds: p.Thresholds(),

@@ -12,14 +12,21 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-const flagStart = 1
+// Entry flags.
+const (
+	flagStart = 1 << iota
+	flagPaged
+)
 
 // encodeEntry lays an entry out as kind, flags, URL.
 func encodeEntry(e crawl.Entry) []byte {
 	b := make([]byte, 2, 2+len(e.URL))
 	b[0] = byte(e.Kind)
 	if e.Start {
-		b[1] = flagStart
+		b[1] |= flagStart
+	}
+	if e.Paged {
+		b[1] |= flagPaged
 	}
 	return append(b, e.URL...)
 }
@@ -28,7 +35,7 @@ func decodeEntry(v []byte) (crawl.Entry, error) {
 	if len(v) < 2 {
 		return crawl.Entry{}, fmt.Errorf("queue entry of %d bytes is too short", len(v))
 	}
-	return crawl.Entry{Kind: crawl.Kind(v[0]), Start: v[1]&flagStart != 0, URL: string(v[2:])}, nil
+	return crawl.Entry{Kind: crawl.Kind(v[0]), Start: v[1]&flagStart != 0, Paged: v[1]&flagPaged != 0, URL: string(v[2:])}, nil
 }
 
 // itemRecord is what the items bucket keeps per key: enough to detect a

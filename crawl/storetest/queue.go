@@ -125,6 +125,9 @@ func queueKeepsEntries(f *fixture) {
 		item(prefix + strings.Repeat("x", crawl.MaxURLBytes-len(prefix)-1) + "y"),
 		listing("http://shop.test/caf%C3%A9?page=2&q=%E2%82%AC"),
 		{URL: "http://shop.test/list/3", Kind: crawl.KindListing, Start: true},
+		{URL: "http://shop.test/search?page=4", Kind: crawl.KindListing, Paged: true},
+		{URL: "http://shop.test/sitemap.xml.gz", Kind: crawl.KindSitemap, Start: true},
+		{URL: "http://shop.test/robots.txt", Kind: crawl.KindRobots, Start: true},
 	}
 	qs := f.enqueue(entries...)
 	want := append([]crawl.Queued{f.read()[0]}, qs...)
