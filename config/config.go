@@ -46,6 +46,7 @@ type Policy struct {
 	RetryPassDelay         time.Duration
 	MaxConsecutiveFailures int
 	MaxErrorRate           float64
+	MaxUnusableRate        float64
 	ErrorWindow            int
 	ErrorMinSamples        int
 	MinBodyBytes           int64
@@ -70,6 +71,7 @@ func (p Policy) Thresholds() verdict.Thresholds {
 	return verdict.Thresholds{
 		MaxConsecutiveFailures: p.MaxConsecutiveFailures,
 		MaxErrorRate:           p.MaxErrorRate,
+		MaxUnusableRate:        p.MaxUnusableRate,
 		ErrorWindow:            p.ErrorWindow,
 		ErrorMinSamples:        p.ErrorMinSamples,
 	}

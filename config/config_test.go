@@ -67,6 +67,9 @@ title = { css = "h1" }
 	if cfg.Policy.RetryPassDelay != 30*time.Second || cfg.Policy.Backoff != 500*time.Millisecond || cfg.Policy.MaxRedirects != 10 {
 		t.Fatalf("retry defaults: %+v", cfg.Policy)
 	}
+	if cfg.Policy.MaxUnusableRate != 0.5 || cfg.Policy.Thresholds().MaxUnusableRate != 0.5 {
+		t.Fatalf("max_unusable_rate = %v", cfg.Policy.MaxUnusableRate)
+	}
 	if cfg.Policy.MaxLinksPerPage != 10_000 || cfg.Extract.Listing.MaxLinks != 10_000 || cfg.Policy.MaxCrawlDelay != 30*time.Second {
 		t.Fatalf("hostile-input defaults: %+v, listing %+v", cfg.Policy, cfg.Extract.Listing)
 	}
@@ -116,6 +119,7 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"sitemap_match without sitemaps", strings.Replace(good, `item_links = "article h3 a"`, "item_links = \"a\"\nsitemap_match = '/p/'", 1), 7, "listing.sitemap_match", "needs listing.sitemaps"},
 		{"pages without a param", strings.Replace(good, `item_links = "article h3 a"`, "item_links = \"a\"\npages = { start = 2 }", 1), 7, "listing.pages.param", "not a query parameter name"},
 		{"no item links and no sitemaps", strings.Replace(good, `item_links = "article h3 a"`, "", 1), 5, "listing.item_links", "required unless listing.items or listing.sitemaps is set"},
+		{"unusable rate above one", strings.Replace(good, "concurrency = 4", `max_unusable_rate = 1.5`, 1), 4, "policy.max_unusable_rate", "between 0 and 1"},
 		{"output at a file system root", `output = "/"` + "\n" + good, 1, "output", "file system root"},
 		{"output inside storage", "storage = \"st\"\noutput = \"st/out\"\n" + good, 2, "output", "inside storage"},
 		{"storage inside output", "storage = \"out/st\"\noutput = \"out\"\n" + good, 1, "storage", "inside output"},

@@ -29,6 +29,7 @@ type rawPolicy struct {
 	RetryPassDelay         string  `toml:"retry_pass_delay"`
 	MaxConsecutiveFailures int     `toml:"max_consecutive_failures"`
 	MaxErrorRate           float64 `toml:"max_error_rate"`
+	MaxUnusableRate        float64 `toml:"max_unusable_rate"`
 	ErrorWindow            int     `toml:"error_window"`
 	ErrorMinSamples        int     `toml:"error_min_samples"`
 	MinBodyBytes           any     `toml:"min_body_bytes"`
@@ -100,6 +101,7 @@ func defaults() rawConfig {
 			RetryPassDelay:         "30s",
 			MaxConsecutiveFailures: 25,
 			MaxErrorRate:           0.35,
+			MaxUnusableRate:        0.5,
 			ErrorWindow:            200,
 			ErrorMinSamples:        50,
 			MinBodyBytes:           int64(512),

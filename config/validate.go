@@ -205,6 +205,7 @@ func (v *validator) policy(r rawPolicy) Policy {
 		RetryPassDelay:         v.duration("policy.retry_pass_delay", r.RetryPassDelay, 0),
 		MaxConsecutiveFailures: v.intRange("policy.max_consecutive_failures", r.MaxConsecutiveFailures, 0, 1<<31-1),
 		MaxErrorRate:           r.MaxErrorRate,
+		MaxUnusableRate:        r.MaxUnusableRate,
 		ErrorWindow:            v.intRange("policy.error_window", r.ErrorWindow, 1, 1_000_000),
 		ErrorMinSamples:        r.ErrorMinSamples,
 		MinBodyBytes:           v.size("policy.min_body_bytes", r.MinBodyBytes),
@@ -217,6 +218,9 @@ func (v *validator) policy(r rawPolicy) Policy {
 		MaxProbes:              v.intRange("policy.max_probes", r.MaxProbes, 1, 1_000),
 		RespectRobots:          r.RespectRobots,
 		UserAgent:              strings.TrimSpace(r.UserAgent),
+	}
+	if !(p.MaxUnusableRate >= 0 && p.MaxUnusableRate <= 1) { // NaN too
+		v.errorf("policy.max_unusable_rate", "must be a share between 0 and 1 (0.5 is 50%%), got %v", r.MaxUnusableRate)
 	}
 	if !(p.MaxErrorRate >= 0 && p.MaxErrorRate <= 1) { // NaN too
 		v.errorf("policy.max_error_rate", "must be a share between 0 and 1 (0.35 is 35%%), got %v", r.MaxErrorRate)

@@ -16,8 +16,11 @@ import (
 // on what it says.
 type breaker struct {
 	policy verdict.BreakerPolicy
-	rules  *verdict.StopRules
-	window int // error_window: how far back a failure belongs to the outage
+	// unusableRate is max_unusable_rate: a probe after a markup trip is
+	// judged against it.
+	unusableRate float64
+	rules        *verdict.StopRules
+	window       int // error_window: how far back a failure belongs to the outage
 
 	phase    phase
 	lastTrip verdict.Trip
@@ -52,7 +55,7 @@ func newBreaker(t verdict.Thresholds, p verdict.BreakerPolicy) *breaker {
 	if p.MaxErrorRate <= 0 {
 		p.MaxErrorRate = 1
 	}
-	return &breaker{policy: p, rules: verdict.NewStopRules(t), window: max(t.ErrorWindow, 1)}
+	return &breaker{policy: p, unusableRate: t.MaxUnusableRate, rules: verdict.NewStopRules(t), window: max(t.ErrorWindow, 1)}
 }
 
 // enabled reports whether a trip pauses and probes rather than stopping.
@@ -109,6 +112,23 @@ func (b *breaker) record(class verdict.Class, q Queued) (verdict.Trip, bool) {
 	return verdict.Trip{}, false
 }
 
+// recordItems feeds the items a page held to the markup drift rule while
+// running. While probing after a trip of that rule, an unusable item is a
+// failed probe result: the site answers, so only its items tell whether
+// the markup came back.
+func (b *breaker) recordItems(usable, unusable int) (verdict.Trip, bool) {
+	switch b.phase {
+	case phaseRunning:
+		return b.rules.RecordItems(usable, unusable)
+	case phaseProbing:
+		if b.lastTrip.Markup {
+			b.probeOf += unusable
+			b.probeFailed += unusable
+		}
+	}
+	return verdict.Trip{}, false
+}
+
 // trip opens the breaker: the run pauses.
 func (b *breaker) trip(now time.Time, request int, t verdict.Trip) {
 	b.lastTrip = t
@@ -144,7 +164,11 @@ func (b *breaker) probeOver() bool { return b.phase == phaseProbing && b.probeLe
 // goes on (resumed). Otherwise the run pauses again, or, after max_probes
 // failed probes in a row, gives up on the rule that tripped (stop set).
 func (b *breaker) verdictOnProbe(now time.Time, request int) (resumed bool, stop verdict.Trip, giveUp bool) {
-	if b.story.Probed(now, request, b.probeFailed, b.probeOf, b.policy) {
+	policy := b.policy
+	if b.lastTrip.Markup {
+		policy.MaxErrorRate = b.unusableRate
+	}
+	if b.story.Probed(now, request, b.probeFailed, b.probeOf, policy) {
 		b.rules.Reset()
 		b.counted, b.recent = 0, b.recent[:0]
 		b.phase = phaseRunning

@@ -328,3 +328,38 @@ func TestEngineProbesWithErrorRateOff(t *testing.T) {
 		t.Fatalf("result = %+v, want every item", res)
 	}
 }
+
+// A redesign that breaks the item pages' markup trips error_rate with the
+// drift detail, instead of ending success with no rows.
+func TestEngineMarkupDriftTripsTheErrorRate(t *testing.T) {
+	redesigned := answer{status: 200, body: "<html><body><div class=\"app\">Loading…</div></body></html>"}
+	drift := verdict.Thresholds{MaxConsecutiveFailures: 25, MaxErrorRate: 0.35, ErrorWindow: 10, ErrorMinSamples: 6, MaxUnusableRate: 0.5}
+	for _, tt := range []struct {
+		name   string
+		policy verdict.BreakerPolicy
+		story  string
+	}{
+		{"without pause", verdict.BreakerPolicy{}, ""},
+		{"with pause and probe", verdict.BreakerPolicy{Pause: pause, ProbeRequests: 2, MaxProbes: 2}, "trip pause probe pause probe give_up"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUnit(t, 5, 4)
+			u.settings.Thresholds = drift
+			u.settings.Breaker = tt.policy
+			for n := 5; n <= 20; n++ { // items 1-4 keep their markup
+				u.site.answer(itemURL(n), redesigned, redesigned, redesigned)
+			}
+			res := u.run()
+			want := "50% of the last 8 item pages were unusable (threshold 50%): the markup may have changed"
+			if res.Stop != verdict.StopErrorRate || !strings.Contains(res.Detail, want) {
+				t.Fatalf("stopped %s (%q), want error_rate with the drift detail", res.Stop, res.Detail)
+			}
+			if got := kinds(res.Breaker); got != tt.story {
+				t.Fatalf("breaker = %q, want %q", got, tt.story)
+			}
+			if res.Items.New != 4 {
+				t.Fatalf("stored %d items, want the 4 read before the redesign", res.Items.New)
+			}
+		})
+	}
+}

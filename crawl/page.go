@@ -69,8 +69,10 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 		stored++
 	}
 	c.pageGaps = append(c.pageGaps, y.Unusable...)
+	c.usableItems, c.unusableItems = stored, len(y.Unusable)
 	if q.Kind == KindItem {
 		if stored == 0 {
+			c.unusableItems = max(c.unusableItems, 1)
 			// The page's one item (or all its rows) could not be used: the
 			// page is unusable, for the last reason it gave.
 			reason := "item page yielded no item"

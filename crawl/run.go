@@ -225,6 +225,9 @@ var errStopped = errors.New("run stopping")
 func (r *run) count(c completion) {
 	paused := r.brk.phase == phasePaused
 	trip, tripped := r.brk.record(c.class, c.q)
+	if !tripped {
+		trip, tripped = r.brk.recordItems(c.usableItems, c.unusableItems)
+	}
 	switch {
 	case paused:
 		r.requeue(r.brk.outage())

@@ -34,6 +34,10 @@ type completion struct {
 
 	links []Entry
 	items []ItemVersion
+	// usableItems and unusableItems count the items (item pages, cards,
+	// rows) the page held that could and could not be read: the markup
+	// drift rule's results.
+	usableItems, unusableItems int
 	// pageGaps are further gaps the page found: unusable cards, links
 	// and keys too long to keep.
 	pageGaps     []verdict.Gap
@@ -146,6 +150,9 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			continue
 		}
 		c.class, c.reason, c.gap = j.class, j.reason, j.unusable || leavesGap(q.Entry, j)
+		if j.unusable && q.Kind == KindItem {
+			c.unusableItems = 1
+		}
 		if resp != nil {
 			c.status, c.contentType, c.charset, c.bytes = resp.Status, resp.Header.Get("Content-Type"), resp.Charset, len(resp.Body)
 		}

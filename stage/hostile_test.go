@@ -288,3 +288,25 @@ func TestHostile_AGapNamesTheURLThatAnsweredAndWhereItCameFrom(t *testing.T) {
 		t.Fatalf("gaps = %+v, want %+v", rep.Gaps, want)
 	}
 }
+
+func TestMarkupDrift_ASiteThatSwapsItsMarkupMidRunDoesNotEndSuccess(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 300})
+	var items atomic.Int64
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if _, ok := itemID(r); ok && items.Add(1) > 40 {
+			// The redesign: a JavaScript shell where the product was.
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(`<html><body><div id="app"></div>` + strings.Repeat("<script>/* app */</script>", 30) + `</body></html>`))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	rep := f.run(f.config(map[string]string{"concurrency": "1"}, ""), Options{})
+	want := "item pages were unusable (threshold 50%): the markup may have changed"
+	if rep.Stop != verdict.StopErrorRate || !strings.Contains(rep.Detail, want) || rep.Outcome == verdict.OutcomeSuccess {
+		t.Fatalf("verdict %s (%s): %q; want error_rate with the drift detail, not success", rep.Outcome, rep.Stop, rep.Detail)
+	}
+	if rep.Items.New != 40 {
+		t.Fatalf("stored %d items, want the 40 read before the redesign", rep.Items.New)
+	}
+}

@@ -19,6 +19,11 @@ type Thresholds struct {
 	// ErrorMinSamples is how many results the window must hold before the
 	// share is judged.
 	ErrorMinSamples int
+	// MaxUnusableRate trips error_rate when the share of unusable items
+	// (item pages, cards, rows) among the last ErrorWindow item results
+	// reaches it, judged from ErrorMinSamples on: the markup may have
+	// changed. 0 disables the rule.
+	MaxUnusableRate float64
 }
 
 // DefaultThresholds are the values the practitioners converged on: 25 in a
@@ -37,6 +42,9 @@ type Trip struct {
 	Failed, Of int
 	// Detail says it in plain words for the report.
 	Detail string
+	// Markup is true when unusable items, not failed requests, tripped
+	// the rule: the site answers, but its markup may have changed.
+	Markup bool
 }
 
 // StopRules counts URL results after their retries and says when a stop
@@ -46,11 +54,32 @@ type StopRules struct {
 	t           Thresholds
 	consecutive int
 	window      *ErrorWindow
+	// unusable holds the last item results, true for an unusable item.
+	unusable *ErrorWindow
 }
 
 // NewStopRules returns rules with empty counters.
 func NewStopRules(t Thresholds) *StopRules {
-	return &StopRules{t: t, window: NewErrorWindow(t.ErrorWindow)}
+	return &StopRules{t: t, window: NewErrorWindow(t.ErrorWindow), unusable: NewErrorWindow(t.ErrorWindow)}
+}
+
+// RecordItems counts the items a page held — usable and unusable (item
+// pages, cards, rows) — and returns the trip it caused: error_rate when
+// the share of unusable items in the window reaches MaxUnusableRate. A
+// site whose redesign breaks every selector never ends success with no
+// rows.
+func (r *StopRules) RecordItems(usable, unusable int) (Trip, bool) {
+	for range usable {
+		r.unusable.Add(false)
+	}
+	for range unusable {
+		r.unusable.Add(true)
+	}
+	if r.t.MaxUnusableRate <= 0 || unusable == 0 || !r.unusable.Exceeds(r.t.MaxUnusableRate, r.t.ErrorMinSamples) {
+		return Trip{}, false
+	}
+	bad, of := r.unusable.Counts()
+	return Trip{Stop: StopErrorRate, Failed: bad, Of: of, Markup: true, Detail: UnusableRateDetail(bad, of, r.t.MaxUnusableRate)}, true
 }
 
 // Record counts one result and returns the trip it caused, if any. When
@@ -90,10 +119,11 @@ func (r *StopRules) Window() (failed, of int) { return r.window.Counts() }
 // Consecutive returns the current run of failures.
 func (r *StopRules) Consecutive() int { return r.consecutive }
 
-// Reset starts both rules afresh, as when a breaker closes.
+// Reset starts the rules afresh, as when a breaker closes.
 func (r *StopRules) Reset() {
 	r.consecutive = 0
 	r.window.Reset()
+	r.unusable.Reset()
 }
 
 // ConsecutiveDetail is the report detail for consecutive_failures.
@@ -106,6 +136,14 @@ func ConsecutiveDetail(n int) string {
 func ErrorRateDetail(failed, of int, threshold float64) string {
 	return fmt.Sprintf("%s of the last %d requests failed (threshold %s)",
 		Percent(float64(failed)/float64(of)), of, Percent(threshold))
+}
+
+// UnusableRateDetail is the report detail for error_rate tripped by
+// unusable items, such as "62% of the last 200 item pages were unusable
+// (threshold 50%): the markup may have changed".
+func UnusableRateDetail(unusable, of int, threshold float64) string {
+	return fmt.Sprintf("%s of the last %d item pages were unusable (threshold %s): the markup may have changed",
+		Percent(float64(unusable)/float64(of)), of, Percent(threshold))
 }
 
 // MaxRequestsDetail is the report detail for max_requests.

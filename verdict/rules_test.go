@@ -139,3 +139,46 @@ func TestDetails(t *testing.T) {
 		t.Fatalf("a share just above the threshold must not round down to it: %q", got)
 	}
 }
+
+func TestMarkupDriftTripsErrorRate(t *testing.T) {
+	th := Thresholds{ErrorWindow: 200, ErrorMinSamples: 50, MaxUnusableRate: 0.5}
+	r := NewStopRules(th)
+	// A healthy site with some unusable items never trips.
+	for range 100 {
+		if _, ok := r.RecordItems(3, 1); ok {
+			t.Fatal("a quarter of unusable items tripped the rule")
+		}
+	}
+	// The redesign: from now on every item is unusable.
+	var trip Trip
+	var ok bool
+	n := 0
+	for !ok {
+		trip, ok = r.RecordItems(0, 1)
+		n++
+	}
+	// It trips on the first item that brings the share to the threshold.
+	if trip.Stop != StopErrorRate || !trip.Markup || trip.Of != 200 || trip.Failed != 100 || n >= 100 {
+		t.Fatalf("trip %+v after %d unusable items", trip, n)
+	}
+	if want := "50% of the last 200 item pages were unusable (threshold 50%): the markup may have changed"; trip.Detail != want {
+		t.Fatalf("detail %q, want %q", trip.Detail, want)
+	}
+	// Judged only from error_min_samples on; 0 disables the rule.
+	r = NewStopRules(th)
+	for i := range 49 {
+		if _, ok := r.RecordItems(0, 1); ok {
+			t.Fatalf("tripped on %d samples", i+1)
+		}
+	}
+	if _, ok := r.RecordItems(0, 1); !ok {
+		t.Fatal("did not trip on the 50th unusable item")
+	}
+	th.MaxUnusableRate = 0
+	r = NewStopRules(th)
+	for range 300 {
+		if _, ok := r.RecordItems(0, 1); ok {
+			t.Fatal("a disabled rule tripped")
+		}
+	}
+}
