@@ -1,0 +1,138 @@
+package shopsites
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+// testShop is one shop kind with options, named for subtests.
+type testShop struct {
+	name string
+	kind Kind
+	opts Options
+	// items is the documented number of items with default options.
+	items int
+}
+
+// testToken is the Gated shop's bearer token in tests.
+const testToken = "tok-3f9a.b7"
+
+// allShops lists every kind and every option that changes what a crawl
+// sees.
+func allShops() []testShop {
+	return []testShop{
+		{"jsonld", JSONLD, Options{}, 24},
+		{"microdata", Microdata, Options{}, 30},
+		{"sitemaps", Sitemaps, Options{}, 22},
+		{"params", Params, Options{}, 26},
+		{"params-404", Params, Options{EndWith404: true}, 26},
+		{"jsonapi-full", JSONAPI, Options{API: APIFull}, 33},
+		{"jsonapi-links", JSONAPI, Options{API: APILinks}, 33},
+		{"jsonapi-grid", JSONAPI, Options{API: APIGrid}, 33},
+		{"messy", Messy, Options{}, 24},
+		{"gated-cookie", Gated, Options{}, 20},
+		{"gated-token", Gated, Options{Token: testToken}, 20},
+		{"variants", Variants, Options{}, 41},
+	}
+}
+
+// newServer starts a loopback server for a new shop.
+func newServer(t *testing.T, kind Kind, opts Options) (*Shop, *httptest.Server) {
+	t.Helper()
+	shop, err := New(kind, opts)
+	if err != nil {
+		t.Fatalf("New(%s): %v", kind, err)
+	}
+	srv := httptest.NewServer(shop)
+	t.Cleanup(srv.Close)
+	return shop, srv
+}
+
+// response is a fully read response.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+	url    string // the final URL, after redirects
+}
+
+// get GETs url with client and reads the whole body.
+func get(t *testing.T, client *http.Client, url string) response {
+	t.Helper()
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: reading body: %v", url, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: body, url: resp.Request.URL.String()}
+}
+
+// getOK fetches url and fails unless it answers 200.
+func getOK(t *testing.T, client *http.Client, url string) response {
+	t.Helper()
+	r := get(t, client, url)
+	if r.status != http.StatusOK {
+		t.Fatalf("GET %s: status %d, want 200", url, r.status)
+	}
+	return r
+}
+
+// parse parses an HTML body.
+func parse(t *testing.T, body []byte) *goquery.Document {
+	t.Helper()
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return doc
+}
+
+// rawClient follows no redirects and leaves compressed bodies compressed,
+// so a test sees the responses as sent.
+func rawClient() *http.Client {
+	return &http.Client{
+		Transport:     &http.Transport{DisableCompression: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// admitted returns a client that passes the shop's gate, if it has one:
+// it carries the token, or has accepted the consent cookie.
+func admitted(t *testing.T, shop *Shop, srv *httptest.Server) *http.Client {
+	t.Helper()
+	if shop.Kind() != Gated {
+		return srv.Client()
+	}
+	if tok := shop.Options().Token; tok != "" {
+		return &http.Client{Transport: bearer{tok, srv.Client().Transport}}
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Transport: srv.Client().Transport, Jar: jar}
+	getOK(t, c, srv.URL+"/consent?accept=1")
+	return c
+}
