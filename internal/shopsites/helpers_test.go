@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -135,4 +136,55 @@ func admitted(t *testing.T, shop *Shop, srv *httptest.Server) *http.Client {
 	c := &http.Client{Transport: srv.Client().Transport, Jar: jar}
 	getOK(t, c, srv.URL+"/consent?accept=1")
 	return c
+}
+
+// resolve resolves ref against the URL base.
+func resolve(t *testing.T, base, ref string) string {
+	t.Helper()
+	b, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("parse %q: %v", base, err)
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		t.Fatalf("parse %q: %v", ref, err)
+	}
+	return b.ResolveReference(r).String()
+}
+
+// walkListing follows an HTML listing from start: links selects item
+// links (href), next the element holding the next page's URL in its
+// attribute attr. It returns the absolute item URLs in page order and the
+// number of pages read, and fails on a page that repeats.
+func walkListing(t *testing.T, c *http.Client, start, links, next, attr string) (items []string, pages int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for u := start; u != ""; {
+		if seen[u] {
+			t.Fatalf("listing page %s comes twice", u)
+		}
+		seen[u] = true
+		r := getOK(t, c, u)
+		doc := parse(t, r.body)
+		pages++
+		doc.Find(links).Each(func(_ int, a *goquery.Selection) {
+			items = append(items, resolve(t, r.url, a.AttrOr("href", "")))
+		})
+		u = ""
+		if href, ok := doc.Find(next).Attr(attr); ok {
+			u = resolve(t, r.url, href)
+		}
+	}
+	return items, pages
+}
+
+// truthURLs returns the distinct item URLs of truth, in order.
+func truthURLs(truth []Product) []string {
+	var out []string
+	for _, p := range truth {
+		if len(out) == 0 || out[len(out)-1] != p.URL {
+			out = append(out, p.URL)
+		}
+	}
+	return out
 }
