@@ -7,6 +7,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -39,7 +40,7 @@ func allShops() []testShop {
 		{"messy", Messy, Options{}, 24},
 		{"gated-cookie", Gated, Options{}, 20},
 		{"gated-token", Gated, Options{Token: testToken}, 20},
-		{"variants", Variants, Options{}, 41},
+		{"variants", Variants, Options{}, 30},
 	}
 }
 
@@ -188,3 +189,8 @@ func truthURLs(truth []Product) []string {
 	}
 	return out
 }
+
+// formatMoney writes f with two decimals.
+func formatMoney(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

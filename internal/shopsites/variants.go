@@ -10,8 +10,9 @@ import (
 // The Variants shop sells apparel: listing pages
 // /collections/outerwear?page=N (page 1 also without the parameter) link
 // through a.next-page to product pages /products/<code>, each with a
-// table.variants of 1 to 4 tr.variant rows (after a header row, and
-// before a tr.variant-note row that is not a variant). Each row is one
+// table.variants of 1, 4, 3 or 2 tr.variant rows (n%4 == 1, 2, 3, 0),
+// after a header row and before a tr.variant-note row that is not a
+// variant. Each row is one
 // item, keyed by its data-sku attribute, with cells td.v-colour (empty on
 // every product with n%4 == 0), td.v-size (empty when n%5 == 1),
 // td.v-stock (a number, "Sold out", or empty on the last row when
@@ -19,7 +20,7 @@ import (
 // (h1 .brand, missing when n%6 == 5) and product code (data-product-id)
 // are page-level values repeated on every row.
 //
-// Default 12 product pages (VariantRows(12) = 41 rows), 5 per page; at
+// Default 12 product pages (VariantRows(12) = 30 rows), 5 per page; at
 // least 1.
 type variantsShop struct {
 	opts     *Options
@@ -87,8 +88,9 @@ func newVariants(opts *Options) *variantsShop {
 	return s
 }
 
-// variantRowCount returns the number of variant rows of product n: 1 to 4.
-func variantRowCount(n int) int { return 1 + int(mix(uint64(n)*0x2545f4914f6cdd1d)%4) }
+// variantRowCount returns the number of variant rows of product n: 1, 4,
+// 3, 2 for n%4 == 1, 2, 3, 0.
+func variantRowCount(n int) int { return 1 + (n*3+1)%4 }
 
 // VariantRows returns the number of items (variant rows) of a Variants
 // shop with the given number of product pages.
