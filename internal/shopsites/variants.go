@@ -12,13 +12,12 @@ import (
 // through a.next-page to product pages /products/<code>, each with a
 // table.variants of 1, 4, 3 or 2 tr.variant rows (n%4 == 1, 2, 3, 0),
 // after a header row and before a tr.variant-note row that is not a
-// variant. Each row is one
-// item, keyed by its data-sku attribute, with cells td.v-colour (empty on
-// every product with n%4 == 0), td.v-size (empty when n%5 == 1),
-// td.v-stock (a number, "Sold out", or empty on the last row when
-// n%3 == 0) and td.v-price ("$49.00"). The product name (h1 .name), brand
-// (h1 .brand, missing when n%6 == 5) and product code (data-product-id)
-// are page-level values repeated on every row.
+// variant. Each row is one item, keyed by its data-sku attribute, with
+// cells td.v-colour (empty on every product with n%4 == 0), td.v-size
+// (empty when n%5 == 1), td.v-stock (a number, "Sold out", or empty on
+// the last row when n%3 == 0) and td.v-price ("$49.00"). The product name
+// (h1 .name), brand (h1 .brand, missing when n%6 == 5) and product code
+// (data-product-id) are page-level values repeated on every row.
 //
 // Default 12 product pages (VariantRows(12) = 30 rows), 5 per page; at
 // least 1.
