@@ -2,6 +2,7 @@ package shopsites
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,8 +51,8 @@ var (
 		"Lamp", "Kettle", "Mug", "Blanket", "Chair", "Vase", "Teapot",
 		"Candle", "Bowl", "Stool", "Clock", "Basket",
 	}
-	brands = []string{"Kessler & Voss", "Maison Élise", "Nordlicht", "Oak & Iron", "Brightwell"}
-	tags   = []string{"kitchen", "living", "gift", "outdoor", "sale", "new"}
+	brands   = []string{"Kessler & Voss", "Maison Élise", "Nordlicht", "Oak & Iron", "Brightwell"}
+	tagWords = []string{"kitchen", "living", "gift", "outdoor", "sale", "new"}
 )
 
 // productName returns a name for product id drawn from r.
@@ -63,25 +64,24 @@ func productName(id int, r *rng) string {
 	return adj + " " + pick(r, nouns)
 }
 
+// defaultProducts returns n, or def when n is 0, and at least least.
+func defaultProducts(n, def, least int) int {
+	if n == 0 {
+		n = def
+	}
+	return max(n, least)
+}
+
 // pickTags returns 0 to max distinct tags.
 func pickTags(r *rng, max int) []string {
 	n := r.intn(max + 1)
 	out := make([]string, 0, n)
 	for len(out) < n {
-		if t := pick(r, tags); !contains(out, t) {
+		if t := pick(r, tagWords); !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // code returns a product code such as "JL-0007".

@@ -109,7 +109,7 @@ func (s *gatedShop) serveConsent(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Add("Set-Cookie", ConsentCookie+"=1; Path=/; Max-Age=31536000; SameSite=Lax")
-	h.Add("Set-Cookie", "session=s"+strconv.FormatInt(int64(len(s.products)), 10)+"; Path=/; HttpOnly")
+	h.Add("Set-Cookie", "session=7f3c9a01; Path=/; HttpOnly")
 	h.Set("Location", "/catalog/page-1.html")
 	writeText(w, r, http.StatusFound, ctHTML, "")
 }

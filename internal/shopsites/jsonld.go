@@ -63,14 +63,6 @@ func newJSONLD(opts *Options) *jsonldShop {
 	return s
 }
 
-// defaultProducts returns n, or def when n is 0, and at least least.
-func defaultProducts(n, def, least int) int {
-	if n == 0 {
-		n = def
-	}
-	return max(n, least)
-}
-
 func (s *jsonldShop) robots(*http.Request) string { return defaultRobots }
 
 func (s *jsonldShop) path(p *jsonldProduct) string { return "/products/" + lower(p.sku) }

@@ -2,6 +2,7 @@ package shopsites
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,7 +53,7 @@ func newParams(opts *Options) *paramsShop {
 func compactTags(list []string) []string {
 	out := list[:0]
 	for _, t := range list {
-		if !contains(out, t) {
+		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}

@@ -18,21 +18,26 @@ import (
 // Kind names one of the shop structures.
 type Kind string
 
-// The shop kinds; each is described on its constructor's file.
+// The shop kinds. Each kind's file (jsonld.go, microdata.go, ...) says
+// on its shop type what it serves, which quirks it has and on which
+// products, its default and minimum size, and holds its config.
 const (
-	// JSONLD: product data only in <script type="application/ld+json">.
+	// JSONLD: product data only in <script type="application/ld+json">;
+	// Options.DriftAfter applies.
 	JSONLD Kind = "jsonld"
-	// Microdata: items are listing cards with itemprop and data-* values.
+	// Microdata: items are listing cards with itemprop and data-* values;
+	// the next page only in <link rel="next">.
 	Microdata Kind = "microdata"
 	// Sitemaps: item URLs only in sitemaps named by robots.txt.
 	Sitemaps Kind = "sitemaps"
-	// Params: a ?page=N listing without next links.
+	// Params: a ?page=N listing without next links (Options.EndWith404).
 	Params Kind = "params"
-	// JSONAPI: an infinite-scroll JSON API (see Options.API).
+	// JSONAPI: an infinite-scroll JSON API (Options.API).
 	JSONAPI Kind = "jsonapi"
 	// Messy: European numbers, dates, availability text, missing values.
 	Messy Kind = "messy"
-	// Gated: a consent cookie or a bearer token in front of the catalog.
+	// Gated: a consent cookie or (Options.Token) a bearer token in front
+	// of the catalog.
 	Gated Kind = "gated"
 	// Variants: one item per row of a product page's variant table.
 	Variants Kind = "variants"
@@ -84,7 +89,7 @@ type Options struct {
 	// DriftAfter (JSONLD), when positive, makes every product page served
 	// after the site's first DriftAfter requests (robots.txt not counted)
 	// drop its Product JSON-LD, as after a redesign, so every item page
-	// becomes unusable; listing pages do not change.
+	// becomes unusable; listing pages do not change, nor does Truth.
 	DriftAfter int64
 }
 
@@ -190,7 +195,9 @@ func (s *Shop) Truth(baseURL string) []Product {
 // item and field tables, [request] where the shop needs it, and last a
 // [policy] table with fast test settings (concurrency, timeout, backoff,
 // max_backoff, retry_pass_delay, pause), so a test may append further
-// policy keys to the returned text.
+// policy keys to the returned text. The Gated shop's token config reads
+// the token from the environment variable TokenEnv, which the crawl's
+// environment must set to Options.Token.
 func (s *Shop) Config(baseURL string) string {
 	return s.cat.config(strings.TrimSuffix(baseURL, "/"))
 }

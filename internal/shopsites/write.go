@@ -47,7 +47,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int) {
 // esc escapes s for HTML text and attribute values.
 func esc(s string) string { return html.EscapeString(s) }
 
-// entities escapes s like esc and writes some accented letters as named
+// entities writes some accented letters of escaped text as named
 // entities, as many content management systems do.
 var entities = strings.NewReplacer("é", "&eacute;", "è", "&egrave;", "É", "&Eacute;", "ç", "&ccedil;")
 
