@@ -363,3 +363,22 @@ func TestEngineMarkupDriftTripsTheErrorRate(t *testing.T) {
 		})
 	}
 }
+
+// A small site whose every item page is unusable ends on error_rate, though
+// its few items never fill the drift rule's window.
+func TestEngineAllItemsUnusableIsNotASuccess(t *testing.T) {
+	u := newUnit(t, 2, 3)
+	u.settings.Thresholds.MaxUnusableRate = 0.5
+	for n := 1; n <= 6; n++ {
+		u.site.answer(itemURL(n), answer{status: 200, body: "<html><body><div id=\"app\"></div></body></html>"})
+	}
+	res := u.run()
+	expectStop(t, res, verdict.StopErrorRate, verdict.AllUnusableDetail(6))
+	// With the rule off, the run ends as it used to.
+	u = newUnit(t, 2, 3)
+	u.settings.Thresholds.MaxUnusableRate = 0
+	for n := 1; n <= 6; n++ {
+		u.site.answer(itemURL(n), answer{status: 200, body: "<html><body><div id=\"app\"></div></body></html>"})
+	}
+	expectStop(t, u.run(), verdict.StopQueueEmpty, "")
+}

@@ -75,6 +75,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 
 	r.loop(ctx)
 	r.progress()
+	r.judgeDrift()
 
 	fin, err := e.d.Store.Finish(r.tally.gaps())
 	if err != nil && r.storeErr == nil {
@@ -374,6 +375,19 @@ func (r *run) fail(err error) {
 	}
 	r.halt(verdict.StopError, err.Error())
 	r.cancelWork(errStopped)
+}
+
+// judgeDrift ends a run that read item pages but could use none of them
+// on error_rate, however few they were: the markup drift rule judges its
+// window only from error_min_samples on, and a small site whose redesign
+// broke every selector must not end success with no rows.
+func (r *run) judgeDrift() {
+	t := r.tally
+	if r.e.s.Thresholds.MaxUnusableRate <= 0 || t.usableItems > 0 || t.unusableItems == 0 ||
+		(r.stop != verdict.StopQueueEmpty && r.stop != verdict.StopMaxRequests) {
+		return
+	}
+	r.stop, r.detail = verdict.StopErrorRate, verdict.AllUnusableDetail(t.unusableItems)
 }
 
 // halt sets the run's stop; the first stop wins.

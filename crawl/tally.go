@@ -18,6 +18,9 @@ type tally struct {
 	failed     map[string]verdict.Gap
 	unusable   int
 	gapSamples []verdict.Gap
+	// usableItems and unusableItems count the items the run read and could
+	// or could not use (item pages, cards, rows).
+	usableItems, unusableItems int
 }
 
 func newTally() *tally { return &tally{failed: map[string]verdict.Gap{}} }
@@ -51,6 +54,8 @@ func (t *tally) result(c *completion) {
 	for _, g := range c.pageGaps {
 		t.gap(g)
 	}
+	t.usableItems += c.usableItems
+	t.unusableItems += c.unusableItems
 	t.facts.FetchedStartURL = t.facts.FetchedStartURL || c.fetchedStart
 	t.facts.ListingYielded = t.facts.ListingYielded || c.yielded
 }

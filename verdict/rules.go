@@ -146,6 +146,12 @@ func UnusableRateDetail(unusable, of int, threshold float64) string {
 		Percent(float64(unusable)/float64(of)), of, Percent(threshold))
 }
 
+// AllUnusableDetail is the report detail for error_rate at the end of a
+// run whose every item was unusable, however few.
+func AllUnusableDetail(n int) string {
+	return fmt.Sprintf("every item page the run read (%d) was unusable: the markup may have changed", n)
+}
+
 // MaxRequestsDetail is the report detail for max_requests.
 func MaxRequestsDetail(limit int) string {
 	return fmt.Sprintf("Reached max requests limit (%d)", limit)
