@@ -157,3 +157,40 @@ func FuzzParseTime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadNumber checks the reading of numbers in text: a plain number
+// reads as the strict parsers read it; what is accepted around a number
+// holds no digit; under either decimal point an integer reads the same as
+// a float.
+func FuzzReadNumber(f *testing.F) {
+	for _, s := range []string{
+		"$2,386.79", "2,2 kg", "50 pcs", "EUR 12", "1.234,56 €", "2.137", "12 red apples", "US$ 12",
+		"€", "-5 €", "₹ 1,200", "12 € / kg", "1e3", "12 Stück", "", " ", "usd", "1,5",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, comma bool) {
+		if v, ok := parseFloatIn(s, comma); ok {
+			if r, rok := readFloat(s, comma); !rok || math.Float64bits(r) != math.Float64bits(v) {
+				t.Fatalf("readFloat(%q, %v) = %v, %v; the plain number reads %v", s, comma, r, rok, v)
+			}
+		}
+		fv, fok := readFloat(s, comma)
+		if fok {
+			core, ok := numberCore(s)
+			if !ok {
+				core = s
+			}
+			i := strings.Index(s, core)
+			if i < 0 || strings.ContainsAny(s[:i]+s[i+len(core):], "0123456789") {
+				t.Fatalf("readFloat(%q) = %v with digits around its number %q", s, fv, core)
+			}
+		}
+		if n, ok := readInt(s, comma); ok {
+			if !fok || (math.Abs(float64(n)) < 1<<53 && fv != float64(n)) {
+				t.Fatalf("readInt(%q, %v) = %d but readFloat gives %v, %v", s, comma, n, fv, fok)
+			}
+		}
+	})
+}
