@@ -253,10 +253,17 @@ func (v *validator) extract(raw rawConfig) extract.Spec {
 	})
 	for _, name := range names {
 		f := raw.Item.Fields[name]
+		var css []string
+		if f.CSS != "" {
+			css = []string{f.CSS}
+		}
 		spec.Fields = append(spec.Fields, extract.FieldSpec{
-			Name: name, CSS: f.CSS, Type: extract.Type(f.Type), Attr: f.Attr, Regex: f.Regex,
+			Name: name, CSS: css, Type: extract.Type(f.Type), Attr: f.Attr, Regex: f.Regex,
 			URL: f.URL, Required: f.Required, Multiple: f.Multiple, Format: f.Format,
 		})
+	}
+	if spec.Listing.ItemLinks == "" && spec.Listing.Items == "" {
+		v.errorf("listing.item_links", "required unless listing.items is set")
 	}
 	if len(spec.Fields) == 0 {
 		v.errorf("item.fields", "required: at least one field, such as title = { css = \"h1\" }")

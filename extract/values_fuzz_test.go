@@ -2,10 +2,12 @@ package extract
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzParseNumber checks the number parsers: what they accept is digits
@@ -191,6 +193,27 @@ func FuzzReadNumber(f *testing.F) {
 			if !fok || (math.Abs(float64(n)) < 1<<53 && fv != float64(n)) {
 				t.Fatalf("readInt(%q, %v) = %d but readFloat gives %v, %v", s, comma, n, fv, fok)
 			}
+		}
+	})
+}
+
+// FuzzGlobMatch compares map patterns with the equivalent regular
+// expression.
+func FuzzGlobMatch(f *testing.F) {
+	for _, c := range [][2]string{{"only * left", "only 3 left"}, {"a?c", "aéc"}, {"*a*b*", "xxbxxa"}, {"*", ""}, {"??", "é"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		if !utf8.ValidString(p) || !utf8.ValidString(s) {
+			return
+		}
+		expr := "(?s)^" + strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(p)) + "$"
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			t.Fatalf("pattern %q: %v", p, err)
+		}
+		if got, want := globMatch(p, s), re.MatchString(s); got != want {
+			t.Fatalf("globMatch(%q, %q) = %v, regexp says %v", p, s, got, want)
 		}
 	})
 }
