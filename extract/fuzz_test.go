@@ -160,6 +160,72 @@ func checkLinks(t *testing.T, l Listing) {
 	}
 }
 
+// FuzzJSON reads arbitrary JSON documents as listing pages (links, cards,
+// cards with rows) and as item pages: whatever the document, items keep
+// the value invariants and links are absolute.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		apiPage,
+		`{"items": [{"url": "/p/1"}, {"url": "/p/2#x"}], "next": null}`,
+		`{"products": [{"title": "Boot", "handle": "boot", "variants": [{"sku": "B-40", "price": "89.90", "available": true}]}], "next": "/p?page=2"}`,
+		`{"product": {"title": "Boot", "variants": [{"sku": "B-1", "price": 12.5}, null, {"sku": 9007199254740993}]}}`,
+		`[{"url": "javascript:x"}, {"url": "//cdn.example/a"}, 1, "s", null, true]`,
+		`{"items": {"id": 1e400, "price": -0, "url": ["a", {"b": 1}]}}`,
+		`"\u00e9\/"`,
+		`{"a": [[[[[[]]]]]]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	card := []FieldSpec{
+		{Name: "id", JSON: "id", Type: TypeInt64},
+		{Name: "name", JSON: "name || title", Required: true},
+		{Name: "price", JSON: "price", Type: TypeFloat64, Decimal: DecimalComma, Default: 0.0},
+		{Name: "link", JSON: "url", URL: true},
+		{Name: "tags", JSON: "tags", Multiple: true},
+		{Name: "available", JSON: "available", Type: TypeBool, Map: map[string]any{"*": true}},
+		{Name: "cheap", JSON: "price < `20`", Type: TypeBool},
+	}
+	specs := []Spec{
+		{Listing: ListingSpec{Format: FormatJSON, ItemLinks: "items[].url || [].url || links", NextPage: "next", MaxLinks: 5},
+			Fields: []FieldSpec{{Name: "title", CSS: []string{"h1"}}}},
+		{Listing: ListingSpec{Format: FormatJSON, Items: "items || products || @", ItemLinks: "url", NextPage: "next"}, Fields: card},
+		{Listing: ListingSpec{Format: FormatJSON, Items: "products", NextPage: "next"}, Item: ItemSpec{Rows: "variants"}, Key: "sku",
+			Fields: []FieldSpec{{Name: "sku", JSON: "sku"}, {Name: "title", JSON: "title", Scope: ScopePage}, {Name: "price", JSON: "price", Type: TypeFloat64}}},
+		{Item: ItemSpec{Format: FormatJSON, Rows: "product.variants"}, Key: "sku",
+			Fields: []FieldSpec{{Name: "sku", JSON: "sku", Type: TypeInt64}, {Name: "title", JSON: "product.title", Scope: ScopePage}}},
+		{Item: ItemSpec{Format: FormatJSON}, Fields: card},
+	}
+	xs := make([]*Extractor, len(specs))
+	for i, spec := range specs {
+		xs[i] = mustCompile(f, spec)
+	}
+	page := mustURL(f, "https://fuzz.example/api/list?page=1")
+	f.Fuzz(func(t *testing.T, body []byte) {
+		doc, err := xs[0].ParseJSON(body)
+		if err != nil {
+			return
+		}
+		for _, x := range xs {
+			l := x.ListingJSON(doc, page)
+			checkLinks(t, l)
+			if max := x.spec.Listing.MaxLinks; max > 0 && (len(l.ItemLinks) > max || len(l.NextPages) > max) {
+				t.Fatalf("more than %d links: %+v", max, l)
+			}
+			for _, it := range l.Items {
+				checkItem(t, x, it)
+				checkUsable(t, x, it, it.URL)
+			}
+			checkUnusable(t, l.Unusable)
+			items, unusable := x.ItemsJSON(doc, page)
+			for _, it := range items {
+				checkItem(t, x, it)
+				checkUsable(t, x, it, page.String())
+			}
+			checkUnusable(t, unusable)
+		}
+	})
+}
+
 // checkUsable asserts what a usable item promises: every required field
 // (the key field too) has a value, and Key is the key field's value as
 // text, which parses back to that value, or else the item's URL.
