@@ -239,10 +239,7 @@ func (v *validator) policy(r rawPolicy) Policy {
 }
 
 func (v *validator) extract(raw rawConfig) extract.Spec {
-	spec := extract.Spec{
-		Listing: extract.ListingSpec{ItemLinks: raw.Listing.ItemLinks, NextPage: raw.Listing.NextPage, Items: raw.Listing.Items},
-		Key:     raw.Item.Key,
-	}
+	spec := extract.Spec{Listing: v.listing(raw.Listing), Item: v.item(raw.Item), Key: raw.Item.Key}
 	names := make([]string, 0, len(raw.Item.Fields))
 	for name := range raw.Item.Fields {
 		names = append(names, name)
@@ -252,31 +249,22 @@ func (v *validator) extract(raw rawConfig) extract.Spec {
 		return v.keys.order("item.fields."+a) - v.keys.order("item.fields."+b)
 	})
 	for _, name := range names {
-		f := raw.Item.Fields[name]
-		var css []string
-		if f.CSS != "" {
-			css = []string{f.CSS}
-		}
-		spec.Fields = append(spec.Fields, extract.FieldSpec{
-			Name: name, CSS: css, Type: extract.Type(f.Type), Attr: f.Attr, Regex: f.Regex,
-			URL: f.URL, Required: f.Required, Multiple: f.Multiple, Format: f.Format,
-		})
-	}
-	if spec.Listing.ItemLinks == "" && spec.Listing.Items == "" {
-		v.errorf("listing.item_links", "required unless listing.items is set")
+		spec.Fields = append(spec.Fields, v.field(name, raw.Item.Fields[name]))
 	}
 	if len(spec.Fields) == 0 {
 		v.errorf("item.fields", "required: at least one field, such as title = { css = \"h1\" }")
 		return spec
 	}
 	if _, err := extract.Compile(spec); err != nil {
+		_, nextTable := raw.Listing.NextPage.(map[string]any)
+		reported := make(map[string]bool, len(v.errs))
+		for _, e := range v.errs {
+			reported[e.Key] = true
+		}
 		for _, se := range extract.SpecErrors(err) {
-			key := se.Field
-			if se.Key != "" && !strings.HasPrefix(se.Field, "listing.") {
-				// listing.* are plain selector strings, not tables.
-				key += "." + se.Key
+			if key := specKey(se, nextTable); !reported[key] {
+				v.errorf(key, "%v", se.Err)
 			}
-			v.errorf(key, "%v", se.Err)
 		}
 	}
 	return spec
