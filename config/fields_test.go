@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -166,5 +168,28 @@ func TestDecimalErrorText(t *testing.T) {
 	_, err := Parse("books.toml", []byte(doc))
 	if want := `books.toml:14: item.fields.price.decimal: must be "." or ","`; err == nil || err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
+	}
+}
+
+// TestReadmeFieldSources parses the README's example of field sources, so
+// the documentation stays a config that loads.
+func TestReadmeFieldSources(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, _ := strings.Cut(string(readme), "A field has one source, then runs through")
+	_, block, _ = strings.Cut(block, "```toml\n")
+	block, _, found := strings.Cut(block, "```")
+	if !found {
+		t.Fatal("README has no toml block of field sources")
+	}
+	doc := "name = \"shop\"\nstart_urls = [\"https://shop.example/\"]\n[listing]\nitem_links = \"a\"\n" + block
+	cfg, err := Parse("readme.toml", []byte(doc))
+	if err != nil {
+		t.Fatalf("README field sources do not load: %v\n%s", err, doc)
+	}
+	if len(cfg.Extract.Fields) != 9 {
+		t.Errorf("%d fields", len(cfg.Extract.Fields))
 	}
 }
