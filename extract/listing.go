@@ -23,7 +23,8 @@ type Listing struct {
 	Dropped int
 }
 
-// Unusable is a listing card that could not become an Item.
+// Unusable is a listing card, an item page or a row that could not become
+// an Item; URL is the URL the item would have had.
 type Unusable struct {
 	URL string
 	Err *UnusableError
