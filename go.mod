@@ -7,6 +7,7 @@ require (
 	github.com/andybalholm/cascadia v1.3.4
 	github.com/dustin/go-humanize v1.1.0
 	github.com/google/renameio/v2 v2.0.2
+	github.com/jmespath-community/go-jmespath v1.1.1
 	github.com/klauspost/compress v1.19.2
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/rogpeppe/go-internal v1.16.0

@@ -65,6 +65,23 @@ func seedConfigs(t testing.TB) [][]byte {
 		[]byte(walk),
 		[]byte("name = \"catalog\"\nstart_urls = [\"http://127.0.0.1:8390/catalogue/page-1.html\"]\n" + catalogsite.ExtractConfig),
 		[]byte(good),
+		[]byte(realSite),
+		[]byte(`name = "shop"
+start_urls = ["https://shop.example/"]
+[listing]
+item_links = "article h3 a"
+next_page = { css = "#grid", attr = "data-next-api" }
+[item]
+key = "sku"
+rows = "tr.variant"
+[item.fields]
+sku   = { css = ["td.sku", ":scope"], attr = "data-sku", required = true }
+name  = { jsonld = "Product", json = "name", scope = "page" }
+data  = { css = "script#__NEXT_DATA__", json = "props.pageProps.product.sku", scope = "page" }
+eur   = { css = [".promo .amount", ".price-regular .amount"], type = "float64", decimal = "," }
+stock = { css = "td.v-stock", type = "int64", map = { "Sold out" = 0, "*left*" = "1" }, default = -1 }
+when  = { css = "time", type = "timestamp", default = 2025-03-03T00:00:00Z }
+`),
 	}
 	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "databrew-stage", "testdata", "script", "*.txtar"))
 	if err != nil || len(scripts) == 0 {

@@ -45,8 +45,9 @@ type rawPolicy struct {
 }
 
 type rawListing struct {
+	Format       string    `toml:"format"`
 	ItemLinks    string    `toml:"item_links"`
-	NextPage     string    `toml:"next_page"`
+	NextPage     any       `toml:"next_page"` // a string, or a table { css, attr }
 	Items        string    `toml:"items"`
 	Sitemaps     []string  `toml:"sitemaps"`
 	SitemapMatch string    `toml:"sitemap_match"`
@@ -54,19 +55,27 @@ type rawListing struct {
 }
 
 type rawItem struct {
+	Format string              `toml:"format"`
 	Key    string              `toml:"key"`
+	Rows   string              `toml:"rows"`
 	Fields map[string]rawField `toml:"fields"`
 }
 
 type rawField struct {
-	CSS      string `toml:"css"`
-	Type     string `toml:"type"`
-	Attr     string `toml:"attr"`
-	Regex    string `toml:"regex"`
-	URL      bool   `toml:"url"`
-	Required bool   `toml:"required"`
-	Multiple bool   `toml:"multiple"`
-	Format   string `toml:"format"`
+	CSS      any            `toml:"css"` // a string or an array of strings
+	JSONLD   string         `toml:"jsonld"`
+	JSON     string         `toml:"json"`
+	Type     string         `toml:"type"`
+	Attr     string         `toml:"attr"`
+	Regex    string         `toml:"regex"`
+	Map      map[string]any `toml:"map"`
+	Decimal  string         `toml:"decimal"`
+	Default  any            `toml:"default"`
+	URL      bool           `toml:"url"`
+	Required bool           `toml:"required"`
+	Multiple bool           `toml:"multiple"`
+	Scope    string         `toml:"scope"`
+	Format   string         `toml:"format"`
 }
 
 type rawBlock struct {

@@ -17,8 +17,10 @@ var knownKeys = func() map[string][]string {
 			m[prefix] = append(m[prefix], name)
 			ft := f.Type
 			if ft.Kind() == reflect.Map {
-				// item.fields.<name>.<key>
-				walk(join(prefix, name)+".*", ft.Elem())
+				if ft.Elem().Kind() == reflect.Struct {
+					// item.fields.<name>.<key>
+					walk(join(prefix, name)+".*", ft.Elem())
+				}
 				continue
 			}
 			if ft.Kind() == reflect.Struct {

@@ -244,11 +244,7 @@ func (v *validator) policy(r rawPolicy) Policy {
 }
 
 func (v *validator) extract(raw rawConfig, fromSitemaps bool) extract.Spec {
-	spec := extract.Spec{
-		Listing: extract.ListingSpec{ItemLinks: raw.Listing.ItemLinks, NextPage: raw.Listing.NextPage, Items: raw.Listing.Items,
-			FromSitemaps: fromSitemaps},
-		Key: raw.Item.Key,
-	}
+	spec := extract.Spec{Listing: v.listing(raw.Listing, fromSitemaps), Item: v.item(raw.Item), Key: raw.Item.Key}
 	names := make([]string, 0, len(raw.Item.Fields))
 	for name := range raw.Item.Fields {
 		names = append(names, name)
@@ -258,24 +254,22 @@ func (v *validator) extract(raw rawConfig, fromSitemaps bool) extract.Spec {
 		return v.keys.order("item.fields."+a) - v.keys.order("item.fields."+b)
 	})
 	for _, name := range names {
-		f := raw.Item.Fields[name]
-		spec.Fields = append(spec.Fields, extract.FieldSpec{
-			Name: name, CSS: f.CSS, Type: extract.Type(f.Type), Attr: f.Attr, Regex: f.Regex,
-			URL: f.URL, Required: f.Required, Multiple: f.Multiple, Format: f.Format,
-		})
+		spec.Fields = append(spec.Fields, v.field(name, raw.Item.Fields[name]))
 	}
 	if len(spec.Fields) == 0 {
 		v.errorf("item.fields", "required: at least one field, such as title = { css = \"h1\" }")
 		return spec
 	}
 	if _, err := extract.Compile(spec); err != nil {
+		_, nextTable := raw.Listing.NextPage.(map[string]any)
+		reported := make(map[string]bool, len(v.errs))
+		for _, e := range v.errs {
+			reported[e.Key] = true
+		}
 		for _, se := range extract.SpecErrors(err) {
-			key := se.Field
-			if se.Key != "" && !strings.HasPrefix(se.Field, "listing.") {
-				// listing.* are plain selector strings, not tables.
-				key += "." + se.Key
+			if key := specKey(se, nextTable); !reported[key] {
+				v.errorf(key, "%v", se.Err)
 			}
-			v.errorf(key, "%v", se.Err)
 		}
 	}
 	return spec

@@ -60,9 +60,9 @@ var spec = extract.Spec{
 	Listing: extract.ListingSpec{ItemLinks: "article.product_pod h3 a", NextPage: "li.next a"},
 	Key:     "upc",
 	Fields: []extract.FieldSpec{
-		{Name: "title", CSS: "div.product_main h1", Required: true},
-		{Name: "price", CSS: "div.product_main p.price_color", Type: extract.TypeFloat64, Regex: `[0-9]+\.[0-9]+`, Required: true},
-		{Name: "upc", CSS: "table tr:nth-child(1) td", Required: true},
+		{Name: "title", CSS: []string{"div.product_main h1"}, Required: true},
+		{Name: "price", CSS: []string{"div.product_main p.price_color"}, Type: extract.TypeFloat64, Regex: `[0-9]+\.[0-9]+`, Required: true},
+		{Name: "upc", CSS: []string{"table tr:nth-child(1) td"}, Required: true},
 	},
 }
 

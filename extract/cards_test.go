@@ -43,8 +43,8 @@ func TestListingCards(t *testing.T) {
 	spec := Spec{
 		Listing: ListingSpec{ItemLinks: "a.item", Items: ".card"},
 		Fields: []FieldSpec{
-			{Name: "price", CSS: ".price", Type: TypeFloat64, Required: true},
-			{Name: "name", CSS: "a, h3"},
+			{Name: "price", CSS: []string{".price"}, Type: TypeFloat64, Required: true},
+			{Name: "name", CSS: []string{"a, h3"}},
 		},
 	}
 	x := mustCompile(t, spec)
@@ -75,7 +75,7 @@ func TestListingCards(t *testing.T) {
 func TestListingCardsWithoutItemLinks(t *testing.T) {
 	x := mustCompile(t, Spec{
 		Listing: ListingSpec{Items: "li"},
-		Fields:  []FieldSpec{{Name: "sku", CSS: "b", Type: TypeInt64}},
+		Fields:  []FieldSpec{{Name: "sku", CSS: []string{"b"}, Type: TypeInt64}},
 		Key:     "sku",
 	})
 	l := x.Listing(mustParse(t, x, `<ul><li><b>1</b></li><li><b>2</b></li><li>none</li></ul>`), mustURL(t, "https://shop.example.com/"))

@@ -3,7 +3,8 @@ package extract
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,50 +15,55 @@ import (
 // Extractor reads listings and items from parsed pages according to a
 // compiled Spec. It is immutable and safe for concurrent use.
 type Extractor struct {
-	spec      Spec
-	itemLinks cascadia.Selector // nil when unset
-	firstLink goquery.Matcher   // itemLinks stopping at the first match
-	nextPage  cascadia.Selector // nil when unset
-	items     cascadia.Selector // nil when unset
+	spec Spec
+	// kind is the format items are read from: the listing's when cards
+	// are items, else the item pages'. Fields and rows are checked
+	// against it.
+	kind Format
+
+	// An HTML listing; each nil when unset.
+	itemLinks cascadia.Selector
+	firstLink goquery.Matcher // itemLinks stopping at the first match
+	nextPage  cascadia.Selector
+	nextAttr  string // the attribute holding a next page's URL
+	items     cascadia.Selector
+
+	// A JSON listing; each nil when unset.
+	itemLinksJSON *jsonExpr
+	nextPageJSON  *jsonExpr
+	itemsJSON     *jsonExpr
+
+	// Item rows, in the format of kind; nil when unset.
+	rowsCSS  cascadia.Selector
+	rowsJSON *jsonExpr
+
 	fields    []field
 	key       int  // index of the key field, -1 for the item URL
+	urlField  int  // index of the first scalar URL field, -1 when none
 	urlFields bool // some field resolves URLs
 }
 
 // cascadia.Selector is used directly as a goquery.Matcher.
 var _ goquery.Matcher = cascadia.Selector(nil)
 
-// field is a FieldSpec ready to run.
-type field struct {
-	FieldSpec
-	sel      cascadia.Selector
-	first    goquery.Matcher // sel stopping at the first match
-	re       *regexp.Regexp
-	attr     string // lowercased Attr
-	required bool   // Required, or the key field
-}
-
-// Compile checks spec and compiles its selectors and regular expressions.
-// All problems are returned together, joined with errors.Join; each is a
-// *SpecError (see SpecErrors).
+// Compile checks spec and compiles its selectors, expressions and regular
+// expressions. All problems are returned together, joined with
+// errors.Join; each is a *SpecError (see SpecErrors).
 func Compile(spec Spec) (*Extractor, error) {
 	var errs []error
 	bad := func(fieldPath, key string, err error) {
 		errs = append(errs, &SpecError{Field: fieldPath, Key: key, Err: err})
 	}
-	x := &Extractor{key: -1}
+	x := &Extractor{key: -1, urlField: -1}
 	x.spec = spec
 	x.spec.Fields = make([]FieldSpec, len(spec.Fields))
 
-	if spec.Listing.ItemLinks == "" && spec.Listing.Items == "" && !spec.Listing.FromSitemaps {
-		bad("listing.item_links", "css", errors.New("required unless listing.items or listing.sitemaps is set"))
+	x.compileListing(spec.Listing, bad)
+	x.kind = spec.Item.Format.orHTML()
+	if spec.Listing.Items != "" {
+		x.kind = spec.Listing.Format.orHTML()
 	}
-	x.itemLinks = compileOptional(spec.Listing.ItemLinks, "listing.item_links", bad)
-	x.nextPage = compileOptional(spec.Listing.NextPage, "listing.next_page", bad)
-	x.items = compileOptional(spec.Listing.Items, "listing.items", bad)
-	if x.itemLinks != nil {
-		x.firstLink = goquery.SingleMatcher(x.itemLinks)
-	}
+	x.compileItem(spec, bad)
 
 	seen := make(map[string]int, len(spec.Fields))
 	x.fields = make([]field, len(spec.Fields))
@@ -65,6 +71,7 @@ func Compile(spec Spec) (*Extractor, error) {
 		if fs.Type == "" {
 			fs.Type = TypeString
 		}
+		fs.CSS, fs.Map = slices.Clone(fs.CSS), maps.Clone(fs.Map)
 		x.spec.Fields[i] = fs
 		path := "item.fields." + fs.Name
 		if fs.Name == "" {
@@ -77,9 +84,12 @@ func Compile(spec Spec) (*Extractor, error) {
 		} else {
 			seen[fs.Name] = i
 		}
-		x.fields[i] = compileField(fs, path, bad)
+		x.fields[i] = compileField(fs, path, x.kind, bad)
 		if fs.URL && fs.Type == TypeString {
 			x.urlFields = true
+			if x.urlField < 0 && !fs.Multiple {
+				x.urlField = i
+			}
 		}
 	}
 
@@ -90,6 +100,8 @@ func Compile(spec Spec) (*Extractor, error) {
 			bad("item", "key", fmt.Errorf("no field named %q", spec.Key))
 		case spec.Fields[j].Multiple:
 			bad("item", "key", fmt.Errorf("field %q is multiple; a key needs one value", spec.Key))
+		case spec.Fields[j].Default != nil:
+			bad("item.fields."+spec.Key, "default", errors.New("the key field is required and takes no default"))
 		default:
 			x.key = j
 			x.fields[j].required = true
@@ -101,16 +113,76 @@ func Compile(spec Spec) (*Extractor, error) {
 	return x, nil
 }
 
+// compileListing compiles the listing's selectors or expressions.
+func (x *Extractor) compileListing(ls ListingSpec, bad func(string, string, error)) {
+	if !ls.Format.Valid() {
+		bad("listing", "format", fmt.Errorf(`must be "html" or "json", got %q`, ls.Format))
+		return
+	}
+	if ls.Format == FormatJSON {
+		x.itemLinksJSON = compileOptionalJSON(ls.ItemLinks, "item_links", bad)
+		x.nextPageJSON = compileOptionalJSON(ls.NextPage, "next_page", bad)
+		x.itemsJSON = compileOptionalJSON(ls.Items, "items", bad)
+		if ls.NextPageAttr != "" {
+			bad("listing.next_page", "attr", errors.New("only for an html listing: a json listing's next_page is an expression giving the URL"))
+		}
+		return
+	}
+	x.itemLinks = compileOptional(ls.ItemLinks, "item_links", bad)
+	x.nextPage = compileOptional(ls.NextPage, "next_page", bad)
+	x.items = compileOptional(ls.Items, "items", bad)
+	if x.itemLinks != nil {
+		x.firstLink = goquery.SingleMatcher(x.itemLinks)
+	}
+	x.nextAttr = "href"
+	if ls.NextPageAttr != "" {
+		x.nextAttr = strings.ToLower(strings.TrimSpace(ls.NextPageAttr))
+		if ls.NextPage == "" {
+			bad("listing.next_page", "attr", errors.New("needs a css selector of the element holding the attribute"))
+		}
+	}
+}
+
+// compileItem checks the item format and compiles the rows.
+func (x *Extractor) compileItem(spec Spec, bad func(string, string, error)) {
+	if !spec.Item.Format.Valid() {
+		bad("item", "format", fmt.Errorf(`must be "html" or "json", got %q`, spec.Item.Format))
+	}
+	if spec.Item.Rows == "" {
+		return
+	}
+	if spec.Key == "" {
+		bad("item", "rows", errors.New("needs item.key: the rows of a page share its URL, which keys an item by default"))
+	}
+	if x.kind == FormatJSON {
+		x.rowsJSON = compileOptionalJSON(spec.Item.Rows, "rows", func(_, key string, err error) { bad("item", key, err) })
+		return
+	}
+	x.rowsCSS = compileOptional(spec.Item.Rows, "rows", func(_, key string, err error) { bad("item", key, err) })
+}
+
 // compileOptional compiles a listing selector when it is set.
-func compileOptional(css, path string, bad func(string, string, error)) cascadia.Selector {
+func compileOptional(css, key string, bad func(string, string, error)) cascadia.Selector {
 	if css == "" {
 		return nil
 	}
 	sel, err := compileCSS(css)
 	if err != nil {
-		bad(path, "css", err)
+		bad("listing", key, err)
 	}
 	return sel
+}
+
+// compileOptionalJSON compiles a listing expression when it is set.
+func compileOptionalJSON(expr, key string, bad func(string, string, error)) *jsonExpr {
+	if expr == "" {
+		return nil
+	}
+	jp, err := compileJSON(expr)
+	if err != nil {
+		bad("listing", key, err)
+	}
+	return jp
 }
 
 // compileCSS compiles a selector group ("a, b") into a goquery Matcher.
@@ -120,39 +192,6 @@ func compileCSS(css string) (cascadia.Selector, error) {
 		return nil, fmt.Errorf("invalid selector %q: %w", css, err)
 	}
 	return cascadia.Selector(group.Match), nil
-}
-
-// compileField checks one field (fs.Type already defaulted) and compiles it.
-func compileField(fs FieldSpec, path string, bad func(string, string, error)) field {
-	f := field{FieldSpec: fs, required: fs.Required, attr: strings.ToLower(fs.Attr)}
-	if fs.CSS == "" {
-		bad(path, "css", errors.New("required"))
-	} else if sel, err := compileCSS(fs.CSS); err != nil {
-		bad(path, "css", err)
-	} else {
-		f.sel, f.first = sel, goquery.SingleMatcher(sel)
-	}
-	if !fs.Type.Valid() {
-		bad(path, "type", fmt.Errorf("unknown type %q (want one of %s)", fs.Type, typeList()))
-	}
-	if fs.Regex != "" {
-		re, err := regexp.Compile(fs.Regex)
-		switch {
-		case err != nil:
-			bad(path, "regex", err)
-		case re.NumSubexp() > 1:
-			bad(path, "regex", fmt.Errorf("%d capture groups, want at most one", re.NumSubexp()))
-		default:
-			f.re = re
-		}
-	}
-	if fs.URL && fs.Type != TypeString {
-		bad(path, "url", fmt.Errorf("only string fields can be URLs, not %s", fs.Type))
-	}
-	if fs.Format != "" && fs.Type != TypeTimestamp {
-		bad(path, "format", fmt.Errorf("only timestamp fields take a format, not %s", fs.Type))
-	}
-	return f
 }
 
 // checkName enforces ^[a-z_][a-z0-9_]*$ without a leading underscore.
@@ -191,5 +230,16 @@ func (x *Extractor) Spec() Spec {
 // Fields returns the item fields in declared order, defaults filled in.
 // Item values are aligned with this order.
 func (x *Extractor) Fields() []FieldSpec {
-	return append([]FieldSpec(nil), x.spec.Fields...)
+	out := slices.Clone(x.spec.Fields)
+	for i := range out {
+		out[i].CSS = slices.Clone(out[i].CSS)
+		out[i].Map = maps.Clone(out[i].Map)
+	}
+	return out
 }
+
+// ListingFormat returns the format of listing pages.
+func (x *Extractor) ListingFormat() Format { return x.spec.Listing.Format.orHTML() }
+
+// ItemFormat returns the format of item pages.
+func (x *Extractor) ItemFormat() Format { return x.spec.Item.Format.orHTML() }

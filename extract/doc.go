@@ -1,8 +1,10 @@
-// Package extract turns HTML pages into typed items with CSS selectors.
+// Package extract turns pages into typed items: HTML with CSS selectors,
+// JSON-LD and JSON in elements, and JSON documents with JMESPath.
 //
 // A Spec is checked and compiled once by Compile; the resulting Extractor
-// holds compiled selectors and regular expressions and is safe for
-// concurrent use. Per page, Parse builds a document once, Listing reads the
-// links (and optionally item cards) of a listing page, and Item reads the
-// fields of an item page.
+// holds compiled selectors, expressions and regular expressions and is
+// safe for concurrent use. Per page, Parse (HTML) or ParseJSON builds a
+// document once; Listing or ListingJSON reads the links (and optionally
+// item cards) of a listing page, and Items or ItemsJSON reads the items of
+// an item page: one, or one per row. Item is Items for a page of one item.
 package extract

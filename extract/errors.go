@@ -48,17 +48,22 @@ func SpecErrors(err error) []*SpecError {
 	return out
 }
 
-// UnusableError reports a page or card that lacks required fields. Missing
-// lists the names of the required fields that had no usable value, in
-// field order; Reasons explains values that were found but rejected.
+// UnusableError reports a page, card or row that lacks required fields,
+// or a page or card whose rows match nothing. Missing lists the names of
+// the required fields that had no usable value, in field order (none when
+// there was no row); Reasons explains why.
 type UnusableError struct {
 	URL     string
 	Missing []string
 	Reasons []string
 }
 
-// Error returns e.g. "unusable page: missing required fields price, upc".
+// Error returns e.g. "unusable page: missing required fields price, upc",
+// or without missing fields "unusable page: " and the reasons.
 func (e *UnusableError) Error() string {
+	if len(e.Missing) == 0 {
+		return "unusable page: " + strings.Join(e.Reasons, "; ")
+	}
 	var b strings.Builder
 	b.WriteString("unusable page: missing required field")
 	if len(e.Missing) != 1 {

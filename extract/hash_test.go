@@ -106,3 +106,33 @@ func TestHashSensitivity(t *testing.T) {
 		seen[h] = name
 	}
 }
+
+// TestHashUnchangedForExistingSpecs pins the hashes of the fixtures' items
+// as the extractor computed them before sources, maps and defaults came:
+// a spec that uses none of them must keep every stored hash, or a
+// deployed stage would report every item as changed.
+func TestHashUnchangedForExistingSpecs(t *testing.T) {
+	x := mustCompile(t, bookSpec())
+	it, err := x.Item(mustParse(t, x, string(fixture(t, "book.html"))), mustURL(t, testPage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := it.Hash(), "6aebc3565189bbc58a855688f5e80255"; got != want {
+		t.Errorf("book hash %s, want %s", got, want)
+	}
+	c := mustCompile(t, cardSpec())
+	l := c.Listing(mustParse(t, c, string(fixture(t, "listing.html"))), mustURL(t, "https://books.example.com/index.html"))
+	if len(l.Items) != 20 {
+		t.Fatalf("%d cards", len(l.Items))
+	}
+	for i, want := range map[int]string{
+		0:  "36071b4320904420d23c26333e18e960",
+		1:  "977c99a7ebb17752347e16ec52fbf4a0",
+		2:  "0f3a7b0be59d622d6a173c07c6c2cb76",
+		19: "27308cdecd18374fedb42331d1a271c8",
+	} {
+		if got := l.Items[i].Hash(); got != want {
+			t.Errorf("card %d hash %s, want %s", i, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
 )
@@ -53,13 +54,13 @@ func bookSpec() Spec {
 		Listing: ListingSpec{ItemLinks: "article.product_pod h3 a", NextPage: "li.next a"},
 		Key:     "upc",
 		Fields: []FieldSpec{
-			{Name: "title", CSS: "div.product_main h1", Required: true},
-			{Name: "price", CSS: "p.price_color", Type: TypeFloat64, Regex: `[\d.,]+`, Required: true},
-			{Name: "stock", CSS: "p.instock.availability", Type: TypeInt64, Regex: `\((\d+) available\)`},
-			{Name: "upc", CSS: "table tr:nth-child(1) td"},
-			{Name: "tags", CSS: "ul.tags li", Multiple: true},
-			{Name: "image", CSS: "div.item img", Attr: "src", URL: true},
-			{Name: "published", CSS: "p.published time", Attr: "datetime", Type: TypeTimestamp},
+			{Name: "title", CSS: []string{"div.product_main h1"}, Required: true},
+			{Name: "price", CSS: []string{"p.price_color"}, Type: TypeFloat64, Regex: `[\d.,]+`, Required: true},
+			{Name: "stock", CSS: []string{"p.instock.availability"}, Type: TypeInt64, Regex: `\((\d+) available\)`},
+			{Name: "upc", CSS: []string{"table tr:nth-child(1) td"}},
+			{Name: "tags", CSS: []string{"ul.tags li"}, Multiple: true},
+			{Name: "image", CSS: []string{"div.item img"}, Attr: "src", URL: true},
+			{Name: "published", CSS: []string{"p.published time"}, Attr: "datetime", Type: TypeTimestamp},
 		},
 	}
 }
@@ -69,10 +70,19 @@ func cardSpec() Spec {
 	return Spec{
 		Listing: ListingSpec{ItemLinks: "article.product_pod h3 a", NextPage: "li.next a", Items: "article.product_pod"},
 		Fields: []FieldSpec{
-			{Name: "title", CSS: "h3 a", Required: true},
-			{Name: "price", CSS: "p.price_color", Type: TypeFloat64, Regex: `[\d.,]+`, Required: true},
-			{Name: "rating", CSS: "p.star-rating", Attr: "class", Regex: `star-rating (\w+)`},
-			{Name: "image", CSS: "img", Attr: "src", URL: true},
+			{Name: "title", CSS: []string{"h3 a"}, Required: true},
+			{Name: "price", CSS: []string{"p.price_color"}, Type: TypeFloat64, Regex: `[\d.,]+`, Required: true},
+			{Name: "rating", CSS: []string{"p.star-rating"}, Attr: "class", Regex: `star-rating (\w+)`},
+			{Name: "image", CSS: []string{"img"}, Attr: "src", URL: true},
 		},
 	}
+}
+
+func mustTime(t testing.TB, s string) time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.UTC()
 }

@@ -14,12 +14,12 @@ func TestItemKey(t *testing.T) {
 		field FieldSpec
 		want  string
 	}{
-		{"url key", "", FieldSpec{Name: "k", CSS: "h1"}, testPage},
-		{"string key", "k", FieldSpec{Name: "k", CSS: "h1"}, "T"},
-		{"int key", "k", FieldSpec{Name: "k", CSS: "p.n", Type: TypeInt64}, "1234"},
-		{"float key", "k", FieldSpec{Name: "k", CSS: "p.f", Type: TypeFloat64}, "12.5"},
-		{"bool key", "k", FieldSpec{Name: "k", CSS: "p.b", Type: TypeBool}, "true"},
-		{"time key", "k", FieldSpec{Name: "k", CSS: "time", Type: TypeTimestamp}, "2016-03-01T09:20:30.5Z"},
+		{"url key", "", FieldSpec{Name: "k", CSS: []string{"h1"}}, testPage},
+		{"string key", "k", FieldSpec{Name: "k", CSS: []string{"h1"}}, "T"},
+		{"int key", "k", FieldSpec{Name: "k", CSS: []string{"p.n"}, Type: TypeInt64}, "1234"},
+		{"float key", "k", FieldSpec{Name: "k", CSS: []string{"p.f"}, Type: TypeFloat64}, "12.5"},
+		{"bool key", "k", FieldSpec{Name: "k", CSS: []string{"p.b"}, Type: TypeBool}, "true"},
+		{"time key", "k", FieldSpec{Name: "k", CSS: []string{"time"}, Type: TypeTimestamp}, "2016-03-01T09:20:30.5Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,8 +39,8 @@ func TestKeyFieldForcedRequired(t *testing.T) {
 	x := mustCompile(t, Spec{
 		Listing: ListingSpec{ItemLinks: "a"},
 		Fields: []FieldSpec{
-			{Name: "title", CSS: "h1"},
-			{Name: "upc", CSS: "td.upc"}, // not Required, but the key
+			{Name: "title", CSS: []string{"h1"}},
+			{Name: "upc", CSS: []string{"td.upc"}}, // not Required, but the key
 		},
 		Key: "upc",
 	})

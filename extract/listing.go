@@ -23,17 +23,21 @@ type Listing struct {
 	Dropped int
 }
 
-// Unusable is a listing card that could not become an Item.
+// Unusable is a listing card, an item page or a row that could not become
+// an Item; URL is the URL the item would have had.
 type Unusable struct {
 	URL string
 	Err *UnusableError
 }
 
-// Listing reads the links of a listing page and, when the Spec sets
-// Listing.Items, one Item per card. Links resolve against BaseURL(doc,
-// pageURL); relative links that cannot be made absolute are skipped. A
-// card's URL is its first usable item_links match (the card itself or
-// inside it), else pageURL; item_links inside cards are not ItemLinks.
+// Listing reads the links of an HTML listing page and, when the Spec sets
+// Listing.Items, the items of each card (one per row with item rows).
+// Links resolve against BaseURL(doc, pageURL); relative links that cannot
+// be made absolute are skipped. A card's URL is its first usable
+// item_links match (the card itself or inside it), else the value of the
+// first URL field, else pageURL; item_links inside cards are not
+// ItemLinks. Next pages are the href, or the NextPageAttr attribute, of
+// the NextPage matches.
 func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	var l Listing
 	if doc == nil {
@@ -51,7 +55,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 			if len(cards) > 0 && inCard(n, cards) {
 				continue
 			}
-			if link, ok := hrefLink(base, n); ok {
+			if link, ok := attrLink(base, n, "href"); ok {
 				set.add(link)
 			}
 		}
@@ -61,7 +65,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	if x.nextPage != nil {
 		set := linkSet{limit: x.spec.Listing.MaxLinks}
 		for _, n := range root.FindMatcher(x.nextPage).Nodes {
-			if link, ok := hrefLink(base, n); ok {
+			if link, ok := attrLink(base, n, x.nextAttr); ok {
 				set.add(link)
 			}
 		}
@@ -77,13 +81,11 @@ func (x *Extractor) readCards(l *Listing, root *goquery.Selection, base, pageURL
 	if len(found.Nodes) == 0 {
 		return nil
 	}
-	pageStr := ""
-	if pageURL != nil {
-		pageStr = pageURL.String()
-	}
+	pageStr := urlString(pageURL)
 	cards := make(map[*html.Node]struct{}, len(found.Nodes))
 	r := newReader(x, base)
 	defer r.release()
+	b := batch{items: l.Items, unusable: l.Unusable}
 	for i, n := range found.Nodes {
 		cards[n] = struct{}{}
 		if limit := x.spec.Listing.MaxLinks; limit > 0 && i >= limit {
@@ -91,17 +93,13 @@ func (x *Extractor) readCards(l *Listing, root *goquery.Selection, base, pageURL
 			continue
 		}
 		card := found.Eq(i)
-		cardURL := pageStr
-		if link, ok := x.cardLink(card, base); ok {
-			cardURL = link
+		cardURL, linked := x.cardLink(card, base)
+		if !linked {
+			cardURL = pageStr
 		}
-		it, err := r.item(card, cardURL)
-		if err != nil {
-			l.Unusable = append(l.Unusable, Unusable{URL: cardURL, Err: err})
-			continue
-		}
-		l.Items = append(l.Items, it)
+		r.htmlItems(&b, card, cardURL, !linked)
 	}
+	l.Items, l.Unusable = b.items, b.unusable
 	return cards
 }
 
@@ -111,17 +109,17 @@ func (x *Extractor) cardLink(card *goquery.Selection, base *url.URL) (string, bo
 		return "", false
 	}
 	if n := card.Nodes[0]; x.itemLinks.Match(n) {
-		if link, ok := hrefLink(base, n); ok {
+		if link, ok := attrLink(base, n, "href"); ok {
 			return link, true
 		}
 	}
 	if first := card.FindMatcher(x.firstLink).Nodes; len(first) > 0 {
-		if link, ok := hrefLink(base, first[0]); ok {
+		if link, ok := attrLink(base, first[0], "href"); ok {
 			return link, true
 		}
 	}
 	for _, n := range card.FindMatcher(x.itemLinks).Nodes {
-		if link, ok := hrefLink(base, n); ok {
+		if link, ok := attrLink(base, n, "href"); ok {
 			return link, true
 		}
 	}
@@ -138,10 +136,11 @@ func inCard(n *html.Node, cards map[*html.Node]struct{}) bool {
 	return false
 }
 
-// hrefLink returns n's href as an absolute link (see linkURL).
-func hrefLink(base *url.URL, n *html.Node) (string, bool) {
+// attrLink returns n's attribute attr (href) as an absolute link (see
+// linkURL).
+func attrLink(base *url.URL, n *html.Node, attr string) (string, bool) {
 	for _, a := range n.Attr {
-		if a.Key == "href" && a.Namespace == "" {
+		if a.Key == attr && a.Namespace == "" {
 			return linkURL(base, a.Val)
 		}
 	}

@@ -140,7 +140,7 @@ func TestListingMaxLinks(t *testing.T) {
 		{"cards", ListingSpec{ItemLinks: "a.item", Items: ".card", NextPage: "a.next", MaxLinks: 40}, 40, 40, 40, 60 + 60 + 60},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			spec := Spec{Listing: tt.spec, Fields: []FieldSpec{{Name: "n", CSS: "b", Type: TypeInt64}}}
+			spec := Spec{Listing: tt.spec, Fields: []FieldSpec{{Name: "n", CSS: []string{"b"}, Type: TypeInt64}}}
 			x := mustCompile(t, spec)
 			l := x.Listing(mustParse(t, x, b.String()), mustURL(t, "https://shop.example.com/"))
 			if len(l.ItemLinks) != tt.links || len(l.NextPages) != tt.next || len(l.Items) != tt.cards || l.Dropped != tt.dropped {
@@ -151,5 +151,50 @@ func TestListingMaxLinks(t *testing.T) {
 				t.Errorf("first link %s, want the first in document order", l.ItemLinks[0])
 			}
 		})
+	}
+}
+
+// TestListingNextPageAttr reads a next URL held in an attribute, and a
+// <link rel="next"> in <head>.
+func TestListingNextPageAttr(t *testing.T) {
+	const page = "https://shop.example/shoes/"
+	body := `<html><head><base href="/shoes/list/"><link rel="next" href="?page=2"><link rel="prev" href="?page=0"></head><body>
+<div id="grid" data-next-api="/api/products?page=2&amp;size=24"><a class="item" href="/p/1">1</a></div>
+<div id="grid" class="empty"></div>
+</body></html>`
+	for _, tt := range []struct {
+		name string
+		ls   ListingSpec
+		want []string
+	}{
+		{"data-next-api", ListingSpec{ItemLinks: "a.item", NextPage: "#grid", NextPageAttr: "data-next-api"}, []string{"https://shop.example/api/products?page=2&size=24"}},
+		{"attribute case", ListingSpec{ItemLinks: "a.item", NextPage: "#grid", NextPageAttr: "Data-Next-API"}, []string{"https://shop.example/api/products?page=2&size=24"}},
+		{"link rel next in head", ListingSpec{ItemLinks: "a.item", NextPage: "link[rel=next]"}, []string{"https://shop.example/shoes/list/?page=2"}},
+		{"element without the attribute", ListingSpec{ItemLinks: "a.item", NextPage: "#grid", NextPageAttr: "data-next"}, nil},
+	} {
+		x := mustCompile(t, Spec{Listing: tt.ls})
+		l := x.Listing(mustParse(t, x, body), mustURL(t, page))
+		if !reflect.DeepEqual(l.NextPages, tt.want) || !reflect.DeepEqual(l.ItemLinks, []string{"https://shop.example/p/1"}) {
+			t.Errorf("%s: next %q, links %q; want next %q", tt.name, l.NextPages, l.ItemLinks, tt.want)
+		}
+	}
+}
+
+// TestListingCardURLFromField: an HTML card with no link takes the first
+// URL field's value.
+func TestListingCardURLFromField(t *testing.T) {
+	body := `<div class="card" data-url="/p/1"><img src="/i/1.jpg"><b>One</b></div><div class="card"><b>Two</b></div>`
+	x := mustCompile(t, Spec{
+		Listing: ListingSpec{Items: ".card"},
+		Fields: []FieldSpec{
+			{Name: "link", CSS: []string{":scope"}, Attr: "data-url", URL: true},
+			{Name: "image", CSS: []string{"img"}, Attr: "src", URL: true},
+			{Name: "name", CSS: []string{"b"}},
+		},
+	})
+	l := x.Listing(mustParse(t, x, body), mustURL(t, "https://shop.example/list"))
+	if len(l.Items) != 2 || l.Items[0].URL != "https://shop.example/p/1" || l.Items[0].Key != "https://shop.example/p/1" ||
+		l.Items[1].URL != "https://shop.example/list" {
+		t.Errorf("items %+v", l.Items)
 	}
 }

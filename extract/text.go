@@ -89,3 +89,36 @@ func (w *normalizer) writeText(n *html.Node) {
 		w.writeText(c)
 	}
 }
+
+// writeRaw appends the value of element n as writeNode does, but as
+// written: whitespace is kept.
+func (w *normalizer) writeRaw(n *html.Node, attr string) bool {
+	if attr == "" {
+		w.appendText(n)
+		return true
+	}
+	for _, a := range n.Attr {
+		if a.Key == attr && a.Namespace == "" {
+			w.b = append(w.b, a.Val...)
+			return true
+		}
+	}
+	return false
+}
+
+func (w *normalizer) appendText(n *html.Node) {
+	if n.Type == html.TextNode {
+		w.b = append(w.b, n.Data...)
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		w.appendText(c)
+	}
+}
+
+// rawText returns the text of n as written, using w's buffer.
+func rawText(w *normalizer, n *html.Node) string {
+	w.reset()
+	w.appendText(n)
+	return string(w.b)
+}

@@ -21,8 +21,14 @@ var timeLayouts = []string{
 // parseInt parses an optionally signed decimal integer whose digits may be
 // grouped in threes by ',', '_' or ' ' ("1,234", "-1 000 000").
 func parseInt(s string) (int64, bool) {
+	return parseIntIn(s, false)
+}
+
+// parseIntIn is parseInt, or with comma set, parseInt with '.' and ' '
+// grouping thousands ("1.234").
+func parseIntIn(s string, comma bool) (int64, bool) {
 	var buf [32]byte
-	clean, ok := cleanNumber(buf[:0], s, false)
+	clean, ok := cleanNumber(buf[:0], s, false, comma)
 	if !ok {
 		return 0, false
 	}
@@ -37,8 +43,14 @@ func parseInt(s string) (int64, bool) {
 // grouping as parseInt, an optional '.' fraction and an optional exponent.
 // NaN, infinities and out-of-range values are rejected.
 func parseFloat(s string) (float64, bool) {
+	return parseFloatIn(s, false)
+}
+
+// parseFloatIn is parseFloat, or with comma set, parseFloat with ',' as
+// the decimal point and '.' and ' ' grouping thousands ("1.234,5").
+func parseFloatIn(s string, comma bool) (float64, bool) {
 	var buf [64]byte
-	clean, ok := cleanNumber(buf[:0], s, true)
+	clean, ok := cleanNumber(buf[:0], s, true, comma)
 	if !ok {
 		return 0, false
 	}
@@ -50,9 +62,15 @@ func parseFloat(s string) (float64, bool) {
 }
 
 // cleanNumber validates s as a number and appends it to dst without group
-// separators. A separator must sit between a digit and exactly three
-// digits, so "1,5" (a decimal comma) is rejected rather than read as 15.
-func cleanNumber(dst []byte, s string, float bool) ([]byte, bool) {
+// separators and with '.' as its decimal point. A separator must sit
+// between a digit and exactly three digits, so "1,5" (a decimal comma) is
+// rejected rather than read as 15. The separators are ',', '_' and ' ',
+// and the decimal point '.'; with comma set, '.' and ' ', and ','.
+func cleanNumber(dst []byte, s string, float, comma bool) ([]byte, bool) {
+	point := byte('.')
+	if comma {
+		point = ','
+	}
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		dst = append(dst, s[i])
@@ -67,13 +85,13 @@ func cleanNumber(dst []byte, s string, float bool) ([]byte, bool) {
 			i++
 			continue
 		}
-		if (c == ',' || c == '_' || c == ' ') && i > start && isDigit(s[i-1]) && group3(s[i+1:]) {
+		if isGroupSep(c, comma) && i > start && isDigit(s[i-1]) && group3(s[i+1:]) {
 			i++
 			continue
 		}
 		break
 	}
-	if float && i < len(s) && s[i] == '.' {
+	if float && i < len(s) && s[i] == point {
 		dst = append(dst, '.')
 		for i++; i < len(s) && isDigit(s[i]); i++ {
 			dst = append(dst, s[i])
@@ -100,6 +118,15 @@ func cleanNumber(dst []byte, s string, float bool) ([]byte, bool) {
 		}
 	}
 	return dst, i == len(s)
+}
+
+// isGroupSep reports whether c groups thousands: ',', '_' or ' ', or with
+// a decimal comma '.' or ' '.
+func isGroupSep(c byte, comma bool) bool {
+	if comma {
+		return c == '.' || c == ' '
+	}
+	return c == ',' || c == '_' || c == ' '
 }
 
 // group3 reports whether s starts with exactly three digits.

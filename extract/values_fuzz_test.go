@@ -2,10 +2,12 @@ package extract
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // FuzzParseNumber checks the number parsers: what they accept is digits
@@ -154,6 +156,64 @@ func FuzzParseTime(f *testing.F) {
 		back, ok := parseTime(text, "")
 		if !ok || back != v {
 			t.Fatalf("parseTime(%q, %q) = %v, but its text %q parses to %v, %v", s, format, v, text, back, ok)
+		}
+	})
+}
+
+// FuzzReadNumber checks the reading of numbers in text: a plain number
+// reads as the strict parsers read it; what is accepted around a number
+// holds no digit; under either decimal point an integer reads the same as
+// a float.
+func FuzzReadNumber(f *testing.F) {
+	for _, s := range []string{
+		"$2,386.79", "2,2 kg", "50 pcs", "EUR 12", "1.234,56 €", "2.137", "12 red apples", "US$ 12",
+		"€", "-5 €", "₹ 1,200", "12 € / kg", "1e3", "12 Stück", "", " ", "usd", "1,5",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, comma bool) {
+		if v, ok := parseFloatIn(s, comma); ok {
+			if r, rok := readFloat(s, comma); !rok || math.Float64bits(r) != math.Float64bits(v) {
+				t.Fatalf("readFloat(%q, %v) = %v, %v; the plain number reads %v", s, comma, r, rok, v)
+			}
+		}
+		fv, fok := readFloat(s, comma)
+		if fok {
+			core, ok := numberCore(s)
+			if !ok {
+				core = s
+			}
+			i := strings.Index(s, core)
+			if i < 0 || strings.ContainsAny(s[:i]+s[i+len(core):], "0123456789") {
+				t.Fatalf("readFloat(%q) = %v with digits around its number %q", s, fv, core)
+			}
+		}
+		if n, ok := readInt(s, comma); ok {
+			if !fok || (math.Abs(float64(n)) < 1<<53 && fv != float64(n)) {
+				t.Fatalf("readInt(%q, %v) = %d but readFloat gives %v, %v", s, comma, n, fv, fok)
+			}
+		}
+	})
+}
+
+// FuzzGlobMatch compares map patterns with the equivalent regular
+// expression.
+func FuzzGlobMatch(f *testing.F) {
+	for _, c := range [][2]string{{"only * left", "only 3 left"}, {"a?c", "aéc"}, {"*a*b*", "xxbxxa"}, {"*", ""}, {"??", "é"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, p, s string) {
+		if !utf8.ValidString(p) || !utf8.ValidString(s) {
+			return
+		}
+		expr := "(?s)^" + strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(p)) + "$"
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			t.Fatalf("pattern %q: %v", p, err)
+		}
+		if got, want := globMatch(p, s), re.MatchString(s); got != want {
+			t.Fatalf("globMatch(%q, %q) = %v, regexp says %v", p, s, got, want)
 		}
 	})
 }

@@ -29,7 +29,7 @@ func TestIsHTML(t *testing.T) {
 
 var testSpec = extract.Spec{
 	Listing: extract.ListingSpec{ItemLinks: "h3 a", NextPage: "li.next a"},
-	Fields:  []extract.FieldSpec{{Name: "title", CSS: "h1", Required: true}},
+	Fields:  []extract.FieldSpec{{Name: "title", CSS: []string{"h1"}, Required: true}},
 }
 
 func readers(t *testing.T, h HTML) (*HTMLListing, *HTMLItem) {

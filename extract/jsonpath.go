@@ -1,0 +1,128 @@
+package extract
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/jmespath-community/go-jmespath"
+	"github.com/jmespath-community/go-jmespath/pkg/parsing"
+)
+
+// jsonExpr is a compiled JMESPath expression.
+//
+// Documents are decoded with numbers as json.Number, exact as written. A
+// JMESPath implementation computes with float64 only, so an expression
+// that compares, computes or calls a function runs on a copy of its input
+// with float64 numbers; a plain path ("offers.price", "items[].url") runs
+// on the exact document.
+type jsonExpr struct {
+	src     string
+	jp      jmespath.JMESPath
+	numeric bool
+}
+
+// compileJSON compiles a JMESPath expression.
+func compileJSON(src string) (*jsonExpr, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, errors.New("empty expression")
+	}
+	ast, err := jmespath.NewParser().Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JMESPath expression %q: %w", src, err)
+	}
+	jp, err := jmespath.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JMESPath expression %q: %w", src, err)
+	}
+	return &jsonExpr{src: src, jp: jp, numeric: computes(ast)}, nil
+}
+
+// computes reports whether the expression compares, computes or calls a
+// function anywhere.
+func computes(n parsing.ASTNode) bool {
+	switch n.NodeType {
+	case parsing.ASTComparator, parsing.ASTArithmeticExpression, parsing.ASTArithmeticUnaryExpression, parsing.ASTFunctionExpression:
+		return true
+	}
+	for _, c := range n.Children {
+		if computes(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// floatCopies caches the float64 copies of the objects of one page. An
+// entry holds its object, so no other object can take its address while
+// the cache lives.
+type floatCopies map[uintptr]floatCopy
+
+type floatCopy struct {
+	of   map[string]any
+	copy any
+}
+
+// search evaluates the expression on v; floats caches the float64 copies
+// of objects (see jsonExpr), made when first needed.
+func (e *jsonExpr) search(v any, floats *floatCopies) (res any, err error) {
+	if e.numeric {
+		v = floats.of(v)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, fmt.Errorf("JMESPath %q failed: %v", e.src, p)
+		}
+	}()
+	res, err = e.jp.Search(v)
+	if err != nil {
+		return nil, fmt.Errorf("JMESPath %q: %w", e.src, err)
+	}
+	return res, nil
+}
+
+// of returns v with float64 numbers, through the cache for objects.
+func (c *floatCopies) of(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return floatNumbers(v)
+	}
+	key := reflect.ValueOf(m).Pointer()
+	if fc, ok := (*c)[key]; ok {
+		return fc.copy
+	}
+	if *c == nil {
+		*c = make(floatCopies)
+	}
+	fc := floatCopy{of: m, copy: floatNumbers(m)}
+	(*c)[key] = fc
+	return fc.copy
+}
+
+// floatNumbers returns a copy of v with every json.Number a float64;
+// numbers beyond float64's range stay as they are.
+func floatNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return f
+		}
+		return v
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = floatNumbers(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = floatNumbers(e)
+		}
+		return out
+	}
+	return v
+}
