@@ -17,9 +17,11 @@ var knownKeys = func() map[string][]string {
 			m[prefix] = append(m[prefix], name)
 			ft := f.Type
 			if ft.Kind() == reflect.Map {
-				// item.fields.<name>.<key>
-				walk(join(prefix, name)+".*", ft.Elem())
-				continue
+				if ft.Elem().Kind() == reflect.Struct {
+					// item.fields.<name>.<key>
+					walk(join(prefix, name)+".*", ft.Elem())
+				}
+				continue // request.headers.<name> holds a value
 			}
 			if ft.Kind() == reflect.Struct {
 				walk(join(prefix, name), ft)
