@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -181,5 +183,32 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 	if got := (http.Header{"Authorization": {cfg.Request.Headers["Authorization"].Value()}}).Get("Authorization"); got != "Bearer "+secret {
 		t.Fatalf("Value = %q", got)
+	}
+}
+
+// TestREADMEGatedSitesSnippet: the README's [request] example parses, and
+// its error example is the message an unset variable gets.
+func TestREADMEGatedSitesSnippet(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, part, _ := strings.Cut(string(readme), "### Gated sites")
+	_, snippet, _ := strings.Cut(part, "```toml\n")
+	snippet, _, found := strings.Cut(snippet, "```")
+	if !found {
+		t.Fatal("README has no toml block under Gated sites")
+	}
+	cfg, err := ParseWith("books.toml", []byte(good+snippet), envOf(map[string]string{"SHOP_TOKEN": secret}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Request.Header().Get("Authorization") != "Bearer "+secret || len(cfg.Request.Cookies) != 1 || !cfg.Request.CookieJar {
+		t.Fatalf("request = %+v", cfg.Request)
+	}
+	doc := strings.Repeat("\n", 25-strings.Count(good, "\n")) + snippet // [request] on line 26
+	_, err = ParseWith("books.toml", []byte(good+doc), envOf(nil))
+	if es := AsErrors(err); len(es) != 1 || !strings.Contains(part, "`"+es[0].Error()+"`") {
+		t.Fatalf("the README's example error differs from the real one: %v", err)
 	}
 }
