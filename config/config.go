@@ -32,6 +32,9 @@ type Config struct {
 	Block   Block
 	Export  Export
 	Notify  Notify
+	// Request holds the headers and cookies every request to the allowed
+	// domains carries; their values print as "[redacted]".
+	Request Request
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.

@@ -3,7 +3,9 @@ package config
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -82,6 +84,7 @@ eur   = { css = [".promo .amount", ".price-regular .amount"], type = "float64", 
 stock = { css = "td.v-stock", type = "int64", map = { "Sold out" = 0, "*left*" = "1" }, default = -1 }
 when  = { css = "time", type = "timestamp", default = 2025-03-03T00:00:00Z }
 `),
+		[]byte(good + "[request]\nheaders = { Accept-Language = \"de-DE\", X-Cost = \"$$5\" }\ncookies = { cc_consent = \"1\" }\ncookie_jar = false\n"),
 	}
 	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "databrew-stage", "testdata", "script", "*.txtar"))
 	if err != nil || len(scripts) == 0 {
@@ -220,6 +223,29 @@ func checkConfig(t *testing.T, file string, doc []byte, cfg *Config) {
 	}
 	if cfg.Notify.Timeout < time.Second {
 		fail("notify timeout %v", cfg.Notify.Timeout)
+	}
+	checkRequest(fail, cfg.Request)
+}
+
+// checkRequest asserts that every header and cookie of an accepted config
+// can be sent as it is: valid, not one the client sets, and printed
+// redacted.
+func checkRequest(fail func(string, ...any), r Request) {
+	for name, v := range r.Headers {
+		if name != http.CanonicalHeaderKey(name) || !httpguts.ValidHeaderFieldName(name) || !httpguts.ValidHeaderFieldValue(v.Value()) {
+			fail("header %q is not a canonical, valid header", name)
+		}
+		if _, reserved := reservedHeaders[name]; reserved {
+			fail("header %q is one a config may not set", name)
+		}
+	}
+	for name, v := range r.Cookies {
+		if (&http.Cookie{Name: name, Value: v.Value()}).Valid() != nil {
+			fail("cookie %q is not a valid cookie", name)
+		}
+	}
+	if s := fmt.Sprintf("%v %+v %#v", r, r, r); strings.Contains(s, "value:") {
+		fail("a request prints its values: %s", s)
 	}
 }
 

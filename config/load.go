@@ -11,25 +11,42 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// Load reads, decodes and validates the config file at path.
-func Load(path string) (*Config, error) {
+// Options are what a config is read with besides its file.
+type Options struct {
+	// Getenv reads the environment variables that ${NAME} in [request]
+	// values names; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Load reads, decodes and validates the config file at path, with the
+// process environment.
+func Load(path string) (*Config, error) { return LoadWith(path, Options{}) }
+
+// LoadWith is Load with opts.
+func LoadWith(path string, opts Options) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, Errors{{File: path, Msg: fmt.Sprintf("cannot read config: %v", unwrapPathError(err))}}
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, opts)
 }
 
-// Parse decodes and validates a config document; file names it in errors
-// and anchors relative paths.
-func Parse(file string, data []byte) (*Config, error) {
+// Parse decodes and validates a config document, with the process
+// environment; file names it in errors and anchors relative paths.
+func Parse(file string, data []byte) (*Config, error) { return ParseWith(file, data, Options{}) }
+
+// ParseWith is Parse with opts.
+func ParseWith(file string, data []byte, opts Options) (*Config, error) {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
 	raw := defaults()
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&raw); err != nil {
 		return nil, decodeErrors(file, err, indexKeys(data))
 	}
-	v := &validator{file: file, keys: indexKeys(data)}
+	v := &validator{file: file, keys: indexKeys(data), getenv: opts.Getenv}
 	for _, m := range v.keys.miscased {
 		v.errorf(m.key, "unknown key (did you mean %q?)", m.want)
 	}

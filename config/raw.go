@@ -16,6 +16,7 @@ type rawConfig struct {
 	Block          rawBlock   `toml:"block"`
 	Export         rawExport  `toml:"export"`
 	Notify         rawNotify  `toml:"notify"`
+	Request        rawRequest `toml:"request"`
 }
 
 type rawPolicy struct {
@@ -97,6 +98,12 @@ type rawNotify struct {
 	Timeout string `toml:"timeout"`
 }
 
+type rawRequest struct {
+	Headers   map[string]string `toml:"headers"`
+	Cookies   map[string]string `toml:"cookies"`
+	CookieJar bool              `toml:"cookie_jar"`
+}
+
 // defaults returns the raw config a file's keys are decoded over.
 func defaults() rawConfig {
 	return rawConfig{
@@ -123,7 +130,8 @@ func defaults() rawConfig {
 			MaxProbes:              3,
 			RespectRobots:          true,
 		},
-		Export: rawExport{Format: FormatParquet, PublishWhen: PublishWhenPartial, RowGroupRows: 16384, MaxFileRows: 1_000_000},
-		Notify: rawNotify{Timeout: "30s"},
+		Export:  rawExport{Format: FormatParquet, PublishWhen: PublishWhenPartial, RowGroupRows: 16384, MaxFileRows: 1_000_000},
+		Notify:  rawNotify{Timeout: "30s"},
+		Request: rawRequest{CookieJar: true},
 	}
 }

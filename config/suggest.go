@@ -21,7 +21,7 @@ var knownKeys = func() map[string][]string {
 					// item.fields.<name>.<key>
 					walk(join(prefix, name)+".*", ft.Elem())
 				}
-				continue
+				continue // a map of values (request.headers.<name>, a field's map)
 			}
 			if ft.Kind() == reflect.Struct {
 				walk(join(prefix, name), ft)

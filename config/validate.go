@@ -22,9 +22,10 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // validator checks a decoded config and collects every problem with its
 // line, so one pass over a broken file reports all of it.
 type validator struct {
-	file string
-	keys *keyIndex
-	errs Errors
+	file   string
+	keys   *keyIndex
+	getenv func(string) string
+	errs   Errors
 }
 
 func (v *validator) errorf(key, format string, args ...any) {
@@ -51,6 +52,7 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Block = v.block(raw.Block)
 	cfg.Export = v.export(raw.Export)
 	cfg.Notify = Notify{Command: raw.Notify.Command, Timeout: v.duration("notify.timeout", raw.Notify.Timeout, time.Second)}
+	cfg.Request = v.request(raw.Request)
 	return cfg
 }
 

@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -23,8 +25,15 @@ func New(cfg Config) *Client {
 	}
 	c := &Client{cfg: cfg}
 	c.hc = &http.Client{Transport: rt, CheckRedirect: c.checkRedirect}
+	if cfg.Jar != nil {
+		c.hc.Jar = scopedJar{jar: cfg.Jar, inScope: c.inScope}
+	}
 	return c
 }
+
+// inScope reports whether u is in the crawl's scope: whether a request
+// to it carries the configured headers and cookies.
+func (c *Client) inScope(u *url.URL) bool { return c.cfg.InScope == nil || c.cfg.InScope(u) }
 
 // Close closes the transport's idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
@@ -41,6 +50,9 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Re
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, classify(ctx, rctx, rawURL, err, false)
+	}
+	if c.inScope(req.URL) {
+		maps.Copy(req.Header, c.cfg.Header)
 	}
 	for k, vs := range hdr {
 		if strings.EqualFold(k, "Accept-Encoding") {

@@ -27,8 +27,17 @@ type Config struct {
 	// MaxRedirects is the number of redirects followed; 0 (or negative)
 	// follows none: the 3xx response is returned.
 	MaxRedirects int
-	// InScope reports whether a redirect target may be followed; nil = all.
+	// InScope reports whether a URL is in the crawl's scope: a redirect
+	// target out of it is not followed, and a request to it carries
+	// neither Header nor a cookie of Jar. nil = every URL.
 	InScope func(*url.URL) bool
+	// Header is sent on every request to a URL in scope, each redirect
+	// included; the per-request headers win over it, and UserAgent over
+	// both.
+	Header http.Header
+	// Jar holds the cookies sent to URLs in scope, and keeps those they
+	// set when it is a keeping jar (NewJar). nil sends none.
+	Jar http.CookieJar
 	// MaxConnsPerHost caps the connections to one host, in use and idle
 	// together; a request beyond it waits for one to be free. 0 = 64.
 	// Ignored when Transport is set.
@@ -46,6 +55,13 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxConnsPerHost <= 0 {
 		c.MaxConnsPerHost = DefaultMaxConnsPerHost
+	}
+	if len(c.Header) > 0 {
+		h := make(http.Header, len(c.Header))
+		for k, vs := range c.Header {
+			h[http.CanonicalHeaderKey(k)] = vs
+		}
+		c.Header = h
 	}
 	return c
 }

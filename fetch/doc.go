@@ -1,7 +1,8 @@
 // Package fetch is the HTTP side of a polite crawler stage.
 //
 // A Client performs one HTTP exchange per Fetch call: no retries (the caller
-// retries), redirects followed only within scope, the body read into a pooled
+// retries), redirects followed only within scope, configured headers and
+// cookies sent only within scope, the body read into a pooled
 // buffer under a size limit and decoded to UTF-8. Failures are reported as
 // *Error values whose Kind tells the caller what went wrong on the network.
 //

@@ -9,13 +9,23 @@ import (
 // checkRedirect is the http.Client redirect policy: it stops (returning the
 // 3xx response itself) at targets that are not http/https or out of scope,
 // and when redirects are off, and fails once more than MaxRedirects
-// redirects would be followed.
+// redirects would be followed. A hop it follows is in scope, so it
+// carries the configured headers: net/http copies the first request's
+// headers to each hop, but drops Authorization and Cookie once the
+// domain changes; a configured header missing from the hop is set again
+// here (with the configured value, even where the caller's per-request
+// headers had overridden it).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if c.notFollowed(req.URL) != "" {
 		return http.ErrUseLastResponse
 	}
 	if len(via) > c.cfg.MaxRedirects {
 		return fmt.Errorf("%w: stopped after %d", errTooManyRedirects, c.cfg.MaxRedirects)
+	}
+	for k, vs := range c.cfg.Header {
+		if _, ok := req.Header[k]; !ok {
+			req.Header[k] = vs
+		}
 	}
 	return nil
 }

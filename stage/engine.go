@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"fmt"
 	"net/url"
 
 	"github.com/databrew/databrew-stage/config"
@@ -82,9 +83,14 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		userAgent = buildinfo.UserAgent()
 	}
 	scope := crawl.NewScope(cfg.AllowedDomains)
+	jar, err := fetch.NewJar(cfg.AllowedDomains, cfg.Request.HTTPCookies(), cfg.Request.CookieJar)
+	if err != nil {
+		return nil, nil, fmt.Errorf("request.cookies: %w", err)
+	}
 	client := fetch.New(fetch.Config{
 		UserAgent: userAgent, Timeout: p.Timeout, MaxBodyBytes: p.MaxBodyBytes,
 		MaxRedirects: p.MaxRedirects, InScope: func(u *url.URL) bool { return scope.Allows(u) },
+		Header: cfg.Request.Header(), Jar: jar,
 		MaxConnsPerHost: p.Concurrency, Transport: opts.Transport,
 	})
 	readers, err := pageReaders(cfg, x)

@@ -35,12 +35,19 @@ func TestMain(m *testing.M) {
 var defaultSite = catalogsite.Options{Items: 30, PerPage: 10}
 
 // siteHolder serves whichever site a script installed last, so a script
-// can swap the site (new options) without changing its address.
+// can swap the site (new options) without changing its address. With a
+// gate token set, every page but robots.txt answers 403 unless the
+// request carries "Authorization: Bearer <token>".
 type siteHolder struct {
-	cur atomic.Pointer[catalogsite.Site]
+	cur  atomic.Pointer[catalogsite.Site]
+	gate atomic.Pointer[string]
 }
 
 func (h *siteHolder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if tok := h.gate.Load(); tok != nil && r.URL.Path != "/robots.txt" && r.Header.Get("Authorization") != "Bearer "+*tok {
+		http.Error(w, "a token is required", http.StatusForbidden)
+		return
+	}
 	h.cur.Load().ServeHTTP(w, r)
 }
 
@@ -86,12 +93,13 @@ func TestScripts(t *testing.T) {
 //	site price ID PRICE
 //	site remove ID
 //	site add N
+//	site gate [TOKEN]                            403 without the bearer token; no TOKEN opens the site
 func cmdSite(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! site")
 	}
 	if len(args) == 0 {
-		ts.Fatalf("usage: site new|fault|clear|price|remove|add ...")
+		ts.Fatalf("usage: site new|fault|clear|price|remove|add|gate ...")
 	}
 	h := ts.Value(siteKey{}).(*siteHolder)
 	site := h.cur.Load()
@@ -178,6 +186,15 @@ func cmdSite(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("usage: site add N")
 		}
 		site.Add(atoi(rest[0]))
+	case "gate":
+		switch len(rest) {
+		case 0:
+			h.gate.Store(nil)
+		case 1:
+			h.gate.Store(&rest[0])
+		default:
+			ts.Fatalf("usage: site gate [TOKEN]")
+		}
 	default:
 		ts.Fatalf("site: unknown subcommand %q", cmd)
 	}

@@ -33,7 +33,7 @@ func checkCmd(args []string, env Env) int {
 	if fs.NArg() != 1 {
 		return usageError(env, "check", "exactly one CONFIG is required")
 	}
-	cfg, err := config.Load(fs.Arg(0))
+	cfg, err := config.LoadWith(fs.Arg(0), config.Options{Getenv: env.Getenv})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitUsage

@@ -10,13 +10,20 @@ import (
 )
 
 // loadConfigs loads every config before anything runs: one bad file means
-// nothing runs. It prints every problem and returns false then.
-func loadConfigs(paths []string, env Env) ([]*config.Config, bool) {
+// nothing runs. It prints every problem and returns false then. A command
+// that sends requests reads the variables of [request] from the
+// environment (sendsRequests); report and state send none, so they need
+// none of those variables set: a monitoring job needs no site's token.
+func loadConfigs(paths []string, env Env, sendsRequests bool) ([]*config.Config, bool) {
+	opts := config.Options{Getenv: env.Getenv}
+	if !sendsRequests {
+		opts.Getenv = func(string) string { return "unused" }
+	}
 	var cfgs []*config.Config
 	ok := true
 	storages, outputs := map[string]string{}, map[string]string{}
 	for _, p := range paths {
-		cfg, err := config.Load(p)
+		cfg, err := config.LoadWith(p, opts)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, err)
 			ok = false

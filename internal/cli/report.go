@@ -50,7 +50,7 @@ func reportCmd(args []string, env Env) int {
 	if *staleAfter < 0 {
 		return usageError(env, "report", "--stale-after must not be negative")
 	}
-	cfgs, ok := loadConfigs(fs.Args(), env)
+	cfgs, ok := loadConfigs(fs.Args(), env, false)
 	if !ok {
 		return ExitUsage
 	}

@@ -92,7 +92,7 @@ func runCmd(args []string, env Env) int {
 		ctx, cancel = context.WithDeadline(ctx, at)
 		defer cancel()
 	}
-	cfgs, ok := loadConfigs(fs.Args(), env)
+	cfgs, ok := loadConfigs(fs.Args(), env, true)
 	if !ok {
 		return ExitUsage
 	}

@@ -49,7 +49,7 @@ func stateCmd(args []string, env Env) int {
 	case sub == "repair" && len(paths) != 1:
 		return usageError(env, "state", "repair takes exactly one CONFIG")
 	}
-	cfgs, ok := loadConfigs(paths, env)
+	cfgs, ok := loadConfigs(paths, env, false)
 	if !ok {
 		return ExitUsage
 	}
