@@ -100,9 +100,7 @@ func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
 	for _, l := range ls.NextPages {
 		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})
 	}
-	for _, u := range ls.Unusable {
-		y.Unusable = append(y.Unusable, verdict.Gap{URL: u.URL, Reason: u.Err.Error()})
-	}
+	y.Unusable = gaps(ls.Unusable)
 	if ls.Dropped > 0 {
 		y.Truncated = fmt.Sprintf("listing page holds %d more links or cards than max_links_per_page (%d): they were not followed", ls.Dropped, maxLinks)
 	}
@@ -121,15 +119,26 @@ func NewHTMLItem(x *extract.Extractor, h HTML) (*HTMLItem, error) {
 	return r, r.compile()
 }
 
-// Read reads an item page: its item, or why it is unusable.
+// Read reads an item page: its item, or its rows (item.rows), and those
+// it could not use.
 func (r *HTMLItem) Read(p crawl.Page) (crawl.Yield, error) {
 	doc, blocked, err := r.parse(r.X, p)
 	if err != nil || blocked != "" {
 		return crawl.Yield{Blocked: blocked}, err
 	}
-	it, err := r.X.Item(doc, p.URL)
-	if err != nil {
-		return crawl.Yield{}, &crawl.PageError{Reason: err.Error()}
+	return itemsYield(r.X.Items(doc, p.URL)), nil
+}
+
+// itemsYield is the yield of an item page's items.
+func itemsYield(items []extract.Item, unusable []extract.Unusable) crawl.Yield {
+	return crawl.Yield{Items: items, Unusable: gaps(unusable)}
+}
+
+// gaps are the coverage gaps of items that could not be read.
+func gaps(unusable []extract.Unusable) []verdict.Gap {
+	var out []verdict.Gap
+	for _, u := range unusable {
+		out = append(out, verdict.Gap{URL: u.URL, Reason: u.Err.Error()})
 	}
-	return crawl.Yield{Items: []extract.Item{it}}, nil
+	return out
 }

@@ -93,7 +93,8 @@ func TestHTMLListingAndItemYields(t *testing.T) {
 	if err != nil || len(y.Items) != 1 || y.Items[0].Values[0] != "Winter Orchard" {
 		t.Fatalf("item yield = %+v, %v", y, err)
 	}
-	if _, err := item.Read(page(`<h2>no title</h2>`+pad, "text/html")); err == nil || err.(*crawl.PageError).Failure {
-		t.Fatalf("an item page without its required field: %v, want an unusable page", err)
+	if y, err := item.Read(page(`<h2>no title</h2>`+pad, "text/html")); err != nil || len(y.Items) != 0 || len(y.Unusable) != 1 ||
+		!strings.Contains(y.Unusable[0].Reason, "title") {
+		t.Fatalf("an item page without its required field: %+v, %v; want its item unusable", y, err)
 	}
 }

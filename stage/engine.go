@@ -17,12 +17,16 @@ import (
 // queues, in the formats it names.
 func pageReaders(cfg config.Config, x *extract.Extractor) (map[crawl.Kind]crawl.PageReader, error) {
 	h := pages.HTML{MinBodyBytes: cfg.Policy.MinBodyBytes, Block: cfg.Block.Selectors}
-	listing, err := pages.NewHTMLListing(x, h)
-	if err != nil {
+	var listing, item crawl.PageReader
+	var err error
+	if x.ListingFormat() == extract.FormatJSON {
+		listing = pages.NewJSONListing(x)
+	} else if listing, err = pages.NewHTMLListing(x, h); err != nil {
 		return nil, err
 	}
-	item, err := pages.NewHTMLItem(x, h)
-	if err != nil {
+	if x.ItemFormat() == extract.FormatJSON {
+		item = pages.JSONItem{X: x}
+	} else if item, err = pages.NewHTMLItem(x, h); err != nil {
 		return nil, err
 	}
 	readers := map[crawl.Kind]crawl.PageReader{crawl.KindListing: listing, crawl.KindItem: item}

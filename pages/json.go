@@ -1,0 +1,57 @@
+package pages
+
+import (
+	"fmt"
+
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/extract"
+)
+
+// JSON pages are judged by whether they parse, not by their size or
+// content type (APIs send JSON as text/plain too): a body that is not JSON
+// — an HTML error page under a 200, a cut-off document — is a failure,
+// like a stub page.
+
+// parseJSON parses a JSON page, or says it is not one.
+func parseJSON(x *extract.Extractor, p crawl.Page) (any, error) {
+	doc, err := x.ParseJSON(p.Body)
+	if err != nil {
+		return nil, &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a body that is not JSON (%s): %v", p.Status, p.ContentType, err)}
+	}
+	return doc, nil
+}
+
+// JSONListing reads JSON listing pages (listing.format = "json"): item
+// links, cards and the next page's URL, through JMESPath.
+type JSONListing struct {
+	X        *extract.Extractor
+	maxLinks int
+}
+
+// NewJSONListing returns a reader of JSON listing pages.
+func NewJSONListing(x *extract.Extractor) *JSONListing {
+	return &JSONListing{X: x, maxLinks: x.Spec().Listing.MaxLinks}
+}
+
+// Read reads a JSON listing page.
+func (r *JSONListing) Read(p crawl.Page) (crawl.Yield, error) {
+	doc, err := parseJSON(r.X, p)
+	if err != nil {
+		return crawl.Yield{}, err
+	}
+	return listingYield(r.X.ListingJSON(doc, p.URL), r.maxLinks), nil
+}
+
+// JSONItem reads JSON item pages (item.format = "json").
+type JSONItem struct {
+	X *extract.Extractor
+}
+
+// Read reads a JSON item page: its item, or its rows.
+func (r JSONItem) Read(p crawl.Page) (crawl.Yield, error) {
+	doc, err := parseJSON(r.X, p)
+	if err != nil {
+		return crawl.Yield{}, err
+	}
+	return itemsYield(r.X.ItemsJSON(doc, p.URL)), nil
+}

@@ -1,0 +1,174 @@
+package stage
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/sink/sinktest"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// shopRun crawls a fixture shop built like a real site with its own
+// config, and returns the verdict and every exported row by key, read
+// back with arrow-go.
+func shopRun(t *testing.T, kind shopsites.Kind, opts shopsites.Options) (*shopsites.Shop, string, verdict.RunReport, map[string]map[string]any) {
+	t.Helper()
+	shop, err := shopsites.New(kind, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(shop)
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	cfg, err := config.Parse(filepath.Join(dir, "shop.toml"), []byte(shop.Config(srv.URL)))
+	if err != nil {
+		t.Fatalf("%s's config: %v\n%s", kind, err, shop.Config(srv.URL))
+	}
+	rep, err := Run(t.Context(), *cfg, Options{})
+	if err != nil {
+		t.Fatalf("run: %v (%s)", err, rep.Summary())
+	}
+	t.Log(rep.Summary())
+	return shop, srv.URL, rep, exportedRows(t, cfg.Output)
+}
+
+// exportedRows reads every published file under output with arrow-go's
+// Parquet reader, keyed by _key; each row maps column names to values.
+func exportedRows(t *testing.T, output string) map[string]map[string]any {
+	t.Helper()
+	rows := map[string]map[string]any{}
+	files, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*", "*.parquet"))
+	for _, f := range files {
+		if !sink.IsComplete(filepath.Dir(f)) {
+			t.Fatalf("%s is in a folder without _SUCCESS", f)
+		}
+		rb := sinktest.ReadParquet(t, f)
+		for _, r := range rb.Rows {
+			row := map[string]any{}
+			for i, c := range rb.Columns {
+				row[c.Name] = r[i]
+			}
+			key := row["_key"].(string)
+			if _, dup := rows[key]; dup {
+				t.Fatalf("key %q exported twice", key)
+			}
+			rows[key] = row
+		}
+	}
+	return rows
+}
+
+// expectTruth checks the export holds exactly the shop's products, column
+// by column.
+func expectTruth(t *testing.T, shop *shopsites.Shop, base string, rows map[string]map[string]any) {
+	t.Helper()
+	truth := shop.Truth(base)
+	if len(rows) != len(truth) {
+		keys := make([]string, 0, len(rows))
+		for k := range rows {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		t.Fatalf("%d rows exported, the shop has %d products; exported keys %v", len(rows), len(truth), keys)
+	}
+	for _, p := range truth {
+		row, ok := rows[p.Key]
+		if !ok {
+			t.Fatalf("product %q was not exported", p.Key)
+		}
+		if row["_url"] != p.URL {
+			t.Errorf("%s: _url %v, want %v", p.Key, row["_url"], p.URL)
+		}
+		for _, c := range shop.Columns() {
+			if got, want := row[c.Name], p.Values[c.Name]; !sameValue(got, want) {
+				t.Errorf("%s.%s = %#v, want %#v", p.Key, c.Name, got, want)
+			}
+		}
+	}
+}
+
+// sameValue compares an exported value with the truth: times to the
+// microsecond, lists element by element; a multiple field that found
+// nothing is an empty list, which the truth may write as none.
+func sameValue(got, want any) bool {
+	if g, ok := got.([]string); ok && len(g) == 0 && want == nil {
+		return true
+	}
+	switch w := want.(type) {
+	case time.Time:
+		g, ok := got.(time.Time)
+		return ok && g.Equal(w.Truncate(time.Microsecond))
+	case []string:
+		g, _ := got.([]string)
+		return slices.Equal(g, w)
+	}
+	return fmt.Sprint(got) == fmt.Sprint(want) && fmt.Sprintf("%T", got) == fmt.Sprintf("%T", want)
+}
+
+// TestShops crawls each fixture shop, built like a common real catalog
+// site, with the config a user would write for it (SPEC 6b), and reads
+// the export back: it must hold exactly the shop's products, column by
+// column.
+func TestShops(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		kind shopsites.Kind
+		opts shopsites.Options
+	}{
+		{"json-ld", shopsites.JSONLD, shopsites.Options{}},
+		{"microdata and data attributes", shopsites.Microdata, shopsites.Options{}},
+		{"sitemaps only", shopsites.Sitemaps, shopsites.Options{}},
+		{"parameter pagination ending on an empty page", shopsites.Params, shopsites.Options{}},
+		{"parameter pagination ending on a 404", shopsites.Params, shopsites.Options{EndWith404: true}},
+		{"json api with every field", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIFull}},
+		{"json api with item urls", shopsites.JSONAPI, shopsites.Options{API: shopsites.APILinks}},
+		{"next page in a data attribute", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIGrid}},
+		{"messy values", shopsites.Messy, shopsites.Options{}},
+		{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
+		{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
+		{"variants", shopsites.Variants, shopsites.Options{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.Token != "" {
+				t.Setenv(shopsites.TokenEnv, tt.opts.Token)
+			}
+			shop, base, rep, rows := shopRun(t, tt.kind, tt.opts)
+			expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
+			if rep.CoverageGaps != 0 {
+				t.Fatalf("gaps: %+v", rep.Gaps)
+			}
+			expectTruth(t, shop, base, rows)
+		})
+	}
+}
+
+func TestShop_SitemapsFetchNoImageBlogOrCategoryPage(t *testing.T) {
+	shop, _, _, _ := shopRun(t, shopsites.Sitemaps, shopsites.Options{})
+	for _, path := range []string{"/blog/", "/category/", "/cdn/"} {
+		if n := shop.PageRequests(path); n != 0 {
+			t.Errorf("%d requests under %s", n, path)
+		}
+	}
+}
+
+// TestShop_MarkupDrift: a JSON-LD shop that moves its product data out of
+// JSON-LD halfway through the run trips error_rate with the drift detail,
+// and the run does not end success.
+func TestShop_MarkupDrift(t *testing.T) {
+	_, _, rep, _ := shopRun(t, shopsites.JSONLD, shopsites.Options{Products: 200, DriftAfter: 60})
+	want := "item pages were unusable (threshold 50%): the markup may have changed"
+	if rep.Stop != verdict.StopErrorRate || !strings.Contains(rep.Detail, want) || rep.Outcome == verdict.OutcomeSuccess {
+		t.Fatalf("verdict %s (%s): %q; want error_rate with the drift detail", rep.Outcome, rep.Stop, rep.Detail)
+	}
+	if rep.Items.New == 0 || rep.Items.New >= 60 {
+		t.Fatalf("stored %d items, want those read before the redesign", rep.Items.New)
+	}
+}
