@@ -38,6 +38,9 @@ type Settings struct {
 	// Breaker configures pause-and-probe; a zero Pause stops at a trip.
 	Breaker verdict.BreakerPolicy
 	Block   BlockRules
+	// Fields names the item fields in Values order, for the warning
+	// about a field that found nothing on any item.
+	Fields []string
 }
 
 // BlockRules recognise a page or a status that says the crawler is

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -381,4 +382,41 @@ func TestEngineAllItemsUnusableIsNotASuccess(t *testing.T) {
 		u.site.answer(itemURL(n), answer{status: 200, body: "<html><body><div id=\"app\"></div></body></html>"})
 	}
 	expectStop(t, u.run(), verdict.StopQueueEmpty, "")
+}
+
+// A run tells its operator, once each, of a selector that matches elements
+// it cannot use and of a field that found nothing on any item it read.
+func TestEngineWarnsOnceOfSelectorsThatFindNothing(t *testing.T) {
+	u := newUnit(t, 2, 2)
+	withBrand := spec
+	withBrand.Fields = append(slices.Clone(spec.Fields), extract.FieldSpec{Name: "brand", CSS: []string{"p.brand"}})
+	x, err := extract.Compile(withBrand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.deps.Readers = htmlReaders(t, x, 0)
+	u.settings.Fields = []string{"title", "price", "upc", "brand"}
+	u.settings.StartURLs = []string{listURL(1), listURL(2)}
+	hrefless := "</ol>\n<ul class=\"pager\"><li class=\"next\"><a>next</a></li></ul>"
+	for n := 1; n <= 2; n++ {
+		page := strings.Replace(listingHTML([]int{2*n - 1, 2 * n}, 0), "</ol>", hrefless, 1)
+		u.site.answer(listURL(n), answer{status: 200, body: page})
+	}
+	res := u.run()
+	expectStop(t, res, verdict.StopQueueEmpty, "")
+	if res.Items.New != 4 {
+		t.Fatalf("stored %d items, want 4", res.Items.New)
+	}
+	log := u.log.String()
+	for _, want := range []string{
+		`next_page \"li.next a\" matches elements without a usable \"href\"`,
+		`field \"brand\" found nothing on any of the 4 items read: no element matches \"p.brand\"`,
+	} {
+		if n := strings.Count(log, want); n != 1 {
+			t.Fatalf("warned %d times of %s, want once:\n%s", n, want, log)
+		}
+	}
+	if strings.Contains(log, `field \"title\"`) {
+		t.Fatalf("warned of a field that found its value:\n%s", log)
+	}
 }

@@ -62,6 +62,9 @@ type ItemVersion struct {
 	Values    []any
 	FetchedAt time.Time
 	RunID     string
+	// Why says, per field, why it found nothing on the page (see
+	// extract.Item.Why); check shows it, the store does not keep it.
+	Why []string
 }
 
 // Done records a queued URL the run finished with.

@@ -28,6 +28,8 @@ type Inspection struct {
 	Reason string
 	Gap    bool
 	Gaps   []verdict.Gap
+	// Notes say what a selector matched but could not use.
+	Notes []string
 	// RobotsExcluded says robots.txt kept the visit from fetching; Blocked
 	// is the reason a block rule or middleware gave, which stops a run.
 	RobotsExcluded bool
@@ -53,7 +55,7 @@ func (e *Engine) Inspect(ctx context.Context, rawURL string, kind Kind) Inspecti
 	c := r.visit(ctx, Queued{Entry: Entry{URL: norm, Kind: kind}}, e.s.Retries)
 	in.URL, in.AnsweredBy, in.Requests = norm, c.answeredBy, c.requests
 	in.Status, in.ContentType, in.Charset, in.Bytes = c.status, c.contentType, c.charset, c.bytes
-	in.Class, in.Reason, in.Gap, in.Gaps = c.class, c.reason, c.gap, c.pageGaps
+	in.Class, in.Reason, in.Gap, in.Gaps, in.Notes = c.class, c.reason, c.gap, c.pageGaps, c.notes
 	in.RobotsExcluded, in.Blocked, in.Items = c.robotsExcluded, c.blocked, c.items
 	for _, l := range c.links {
 		switch l.Kind {

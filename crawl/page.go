@@ -70,6 +70,7 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 	}
 	c.pageGaps = append(c.pageGaps, y.Unusable...)
 	c.usableItems, c.unusableItems = stored, len(y.Unusable)
+	c.notes = y.Notes
 	if q.Kind == KindItem {
 		if stored == 0 {
 			c.unusableItems = max(c.unusableItems, 1)
@@ -152,5 +153,5 @@ func (r *run) appendLink(c *completion, raw string, kind Kind) bool {
 }
 
 func (r *run) version(it extract.Item, now time.Time) ItemVersion {
-	return ItemVersion{Key: it.Key, URL: it.URL, Hash: it.Hash(), Values: it.Values, FetchedAt: now, RunID: r.e.s.RunID}
+	return ItemVersion{Key: it.Key, URL: it.URL, Hash: it.Hash(), Values: it.Values, FetchedAt: now, RunID: r.e.s.RunID, Why: it.Why}
 }

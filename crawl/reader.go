@@ -49,6 +49,9 @@ type Yield struct {
 	// Blocked, when set, says the page marks the crawler as blocked (a
 	// [block] selector): the run stops as blocked with this reason.
 	Blocked string
+	// Notes say what a selector matched but could not use (a next_page
+	// matching elements without an href): the run warns once per note.
+	Notes []string
 }
 
 // Link is a URL a page leads to.

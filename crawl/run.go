@@ -22,6 +22,7 @@ type run struct {
 	sched  *schedule
 	brk    *breaker
 	tally  *tally
+	notes  *notices
 
 	inflight  int
 	stopping  bool
@@ -69,12 +70,14 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		sched:  newSchedule(e.d.Store, start.NextSeq),
 		brk:    newBreaker(e.s.Thresholds, e.s.Breaker),
 		tally:  newTally(),
+		notes:  newNotices(len(e.s.Fields)),
 	}
 	r.traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
 	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued)
 
 	r.loop(ctx)
 	r.progress()
+	r.notes.report(e.log, e.s.Fields)
 	r.judgeDrift()
 
 	fin, err := e.d.Store.Finish(r.tally.gaps())
@@ -209,6 +212,7 @@ func (r *run) handle(c completion) {
 		return // not finished: the URL stays queued
 	}
 	r.tally.result(&c)
+	r.notes.page(r.e.log, &c)
 	if len(c.links) > 0 {
 		if err := r.sched.enqueue(c.links, r.stopping); err != nil {
 			r.fail(err) // the page stays queued with its links

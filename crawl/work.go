@@ -38,6 +38,8 @@ type completion struct {
 	// rows) the page held that could and could not be read: the markup
 	// drift rule's results.
 	usableItems, unusableItems int
+	// notes say what a selector matched but could not use.
+	notes []string
 	// pageGaps are further gaps the page found: unusable cards, links
 	// and keys too long to keep.
 	pageGaps     []verdict.Gap

@@ -25,6 +25,10 @@ type Item struct {
 	// not parse (a scalar with no parsable match, list elements) and, for
 	// an unusable item, why each required field is missing; nil when none.
 	Reasons []string
+	// Why says, per field in Values order, why the field found nothing on
+	// the page (its value is then its default, or nil): empty for a field
+	// that found a value, and nil when every field did.
+	Why []string
 }
 
 // Item reads the fields from the whole document of an item page. URL
@@ -194,6 +198,16 @@ func (r *reader) item(src *source, itemURL string, linkFromField bool) (Item, *U
 		f := &x.fields[i]
 		r.stats.regexMiss, r.stats.bad, r.miss = 0, 0, ""
 		v, present := r.field(f, src)
+		if !present {
+			why := r.miss
+			if r.stats.bad > 0 {
+				why = r.badReason
+			}
+			if it.Why == nil {
+				it.Why = make([]string, len(x.fields))
+			}
+			it.Why[i] = why
+		}
 		switch {
 		case present:
 		case r.stats.bad > 0:

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"net/url"
 
 	"github.com/PuerkitoBio/goquery"
@@ -21,6 +22,9 @@ type Listing struct {
 	// Dropped counts the distinct links and the cards past
 	// ListingSpec.MaxLinks that the page held but did not yield.
 	Dropped int
+	// Notes say what a selector matched but could not use, such as a
+	// next_page matching elements without an href.
+	Notes []string
 }
 
 // Unusable is a listing card, an item page or a row that could not become
@@ -51,28 +55,41 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	}
 	if x.itemLinks != nil {
 		set := linkSet{limit: x.spec.Listing.MaxLinks}
+		matched := 0
 		for _, n := range root.FindMatcher(x.itemLinks).Nodes {
 			if len(cards) > 0 && inCard(n, cards) {
 				continue
 			}
+			matched++
 			if link, ok := attrLink(base, n, "href"); ok {
 				set.add(link)
 			}
 		}
 		l.ItemLinks = set.list
 		l.Dropped += set.dropped
+		l.noteUnusable("item_links", x.spec.Listing.ItemLinks, "href", matched, len(set.list)+set.dropped)
 	}
 	if x.nextPage != nil {
 		set := linkSet{limit: x.spec.Listing.MaxLinks}
-		for _, n := range root.FindMatcher(x.nextPage).Nodes {
+		nodes := root.FindMatcher(x.nextPage).Nodes
+		for _, n := range nodes {
 			if link, ok := attrLink(base, n, x.nextAttr); ok {
 				set.add(link)
 			}
 		}
 		l.NextPages = set.list
 		l.Dropped += set.dropped
+		l.noteUnusable("next_page", x.spec.Listing.NextPage, x.nextAttr, len(nodes), len(set.list)+set.dropped)
 	}
 	return l
+}
+
+// noteUnusable notes a listing selector that matched elements but took no
+// link from any of them: they lack a usable attribute.
+func (l *Listing) noteUnusable(key, sel, attr string, matched, links int) {
+	if matched > 0 && links == 0 {
+		l.Notes = append(l.Notes, fmt.Sprintf("%s %q matches elements without a usable %q", key, sel, attr))
+	}
 }
 
 // readCards fills l.Items and l.Unusable and returns the set of card nodes.

@@ -133,10 +133,20 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Thresholds: p.Thresholds(),
 		Breaker:    verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
 		Block:      crawl.BlockRules{Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
+		Fields:     fieldNames(cfg.Extract.Fields),
 	}, deps)
 	if err != nil {
 		client.Close()
 		return nil, nil, err
 	}
 	return eng, client.Close, nil
+}
+
+// fieldNames names the item fields in the order of an item's values.
+func fieldNames(fields []extract.FieldSpec) []string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return names
 }

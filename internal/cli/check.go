@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
@@ -107,6 +108,9 @@ func (p checkPrinter) page(what string, in crawl.Inspection) bool {
 	for _, g := range in.Gaps[:min(len(in.Gaps), 3)] {
 		fmt.Fprintf(p.out, "  gap %s: %s\n", g.URL, g.Reason)
 	}
+	for _, n := range in.Notes {
+		fmt.Fprintf(p.out, "  note: %s\n", n)
+	}
 	return true
 }
 
@@ -157,10 +161,24 @@ func (p checkPrinter) item(in crawl.Inspection) bool {
 	return true
 }
 
+// printItem prints an item's typed values, as JSON without HTML escapes
+// ("Kessler & Voss", not "Kessler \u0026 Voss"), and why a field found
+// nothing: NULL, or its default.
 func (p checkPrinter) printItem(it crawl.ItemVersion) {
 	fmt.Fprintf(p.out, "  key %s\n", it.Key)
 	for i, f := range p.fields {
-		b, _ := json.Marshal(it.Values[i])
-		fmt.Fprintf(p.out, "  %-12s %-9s %s\n", f.Name, f.Type, b)
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(it.Values[i])
+		line := fmt.Sprintf("  %-12s %-9s %s", f.Name, f.Type, strings.TrimSuffix(b.String(), "\n"))
+		if i < len(it.Why) && it.Why[i] != "" {
+			what := "default"
+			if it.Values[i] == nil {
+				what = "found nothing"
+			}
+			line += fmt.Sprintf("   (%s: %s)", what, it.Why[i])
+		}
+		fmt.Fprintln(p.out, line)
 	}
 }
