@@ -21,6 +21,13 @@ import (
 // back with arrow-go.
 func shopRun(t *testing.T, kind shopsites.Kind, opts shopsites.Options) (*shopsites.Shop, string, verdict.RunReport, map[string]map[string]any) {
 	t.Helper()
+	return shopRunWith(t, kind, opts, (*shopsites.Shop).Config)
+}
+
+// shopRunWith is shopRun with the config configFor writes for the shop
+// served at base.
+func shopRunWith(t *testing.T, kind shopsites.Kind, opts shopsites.Options, configFor func(shop *shopsites.Shop, base string) string) (*shopsites.Shop, string, verdict.RunReport, map[string]map[string]any) {
+	t.Helper()
 	shop, err := shopsites.New(kind, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -28,9 +35,10 @@ func shopRun(t *testing.T, kind shopsites.Kind, opts shopsites.Options) (*shopsi
 	srv := httptest.NewServer(shop)
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
-	cfg, err := config.Parse(filepath.Join(dir, "shop.toml"), []byte(shop.Config(srv.URL)))
+	text := configFor(shop, srv.URL)
+	cfg, err := config.Parse(filepath.Join(dir, "shop.toml"), []byte(text))
 	if err != nil {
-		t.Fatalf("%s's config: %v\n%s", kind, err, shop.Config(srv.URL))
+		t.Fatalf("%s's config: %v\n%s", kind, err, text)
 	}
 	rep, err := Run(t.Context(), *cfg, Options{})
 	if err != nil {

@@ -54,7 +54,7 @@ func checkCmd(args []string, env Env) int {
 	p := checkPrinter{out: env.Stdout, fields: rep.Fields}
 	ok := true
 	for _, in := range rep.Listings {
-		ok = p.listing(in, cfg.Extract.Listing.Items != "") && ok
+		ok = p.listing(in, cfg.Extract.Listing.Items) && ok
 	}
 	switch {
 	case rep.Item != nil:
@@ -114,7 +114,9 @@ func (p checkPrinter) page(what string, in crawl.Inspection) bool {
 	return true
 }
 
-func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
+// listing prints what a listing page yields; cards is the item card
+// selector, if the config reads items from cards.
+func (p checkPrinter) listing(in crawl.Inspection, cards string) bool {
 	if !p.page(in.Kind.String(), in) {
 		return false
 	}
@@ -137,10 +139,13 @@ func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
 		fmt.Fprintf(p.out, " (%s)", in.NextPages[0])
 	}
 	fmt.Fprintln(p.out)
-	if cards {
+	if cards != "" {
 		fmt.Fprintf(p.out, "  item cards: %d usable\n", len(in.Items))
-		if len(in.Items) > 0 {
+		switch {
+		case len(in.Items) > 0:
 			p.printItem(in.Items[0])
+		case len(in.Gaps) == 0:
+			fmt.Fprintf(p.out, "  note: items %q matches nothing on this page\n", cards)
 		}
 	}
 	if len(in.ItemLinks) == 0 && len(in.Items) == 0 && in.Kind == crawl.KindListing {
@@ -166,12 +171,16 @@ func (p checkPrinter) item(in crawl.Inspection) bool {
 // nothing: NULL, or its default.
 func (p checkPrinter) printItem(it crawl.ItemVersion) {
 	fmt.Fprintf(p.out, "  key %s\n", it.Key)
+	width := 12
+	for _, f := range p.fields {
+		width = max(width, len(f.Name))
+	}
 	for i, f := range p.fields {
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(it.Values[i])
-		line := fmt.Sprintf("  %-12s %-9s %s", f.Name, f.Type, strings.TrimSuffix(b.String(), "\n"))
+		line := fmt.Sprintf("  %-*s %-9s %s", width, f.Name, f.Type, strings.TrimSuffix(b.String(), "\n"))
 		if i < len(it.Why) && it.Why[i] != "" {
 			what := "default"
 			if it.Values[i] == nil {

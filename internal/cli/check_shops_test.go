@@ -52,3 +52,24 @@ func TestCheckShowsTypedValuesAndWhyAFieldFoundNothing(t *testing.T) {
 		t.Fatalf("check does not say why high_price found nothing:\n%s", res.stdout)
 	}
 }
+
+// A field name longer than the usual column keeps the types aligned.
+func TestCheckAlignsLongFieldNames(t *testing.T) {
+	path, _, _ := shopConfig(t, shopsites.Messy)
+	res := runMain(t, "check", path)
+	col := -1
+	for _, line := range strings.Split(res.stdout, "\n") {
+		for _, typ := range []string{" string ", " float64 ", " int64 ", " bool ", " timestamp "} {
+			if i := strings.Index(line, typ); i > 0 && strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "  key") {
+				if col >= 0 && i != col {
+					t.Fatalf("types not aligned at %q:\n%s", line, res.stdout)
+				}
+				col = i
+				break
+			}
+		}
+	}
+	if col < 0 || !strings.Contains(res.stdout, "  regular_price float64") {
+		t.Fatalf("no typed values in the output:\n%s", res.stdout)
+	}
+}
