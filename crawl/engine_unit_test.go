@@ -419,4 +419,14 @@ func TestEngineWarnsOnceOfSelectorsThatFindNothing(t *testing.T) {
 	if strings.Contains(log, `field \"title\"`) {
 		t.Fatalf("warned of a field that found its value:\n%s", log)
 	}
+
+	// A last page whose next link has no href is no news when the pages
+	// before it had one.
+	u = newUnit(t, 2, 2)
+	last := strings.Replace(listingHTML([]int{3, 4}, 0), "</ol>", hrefless, 1)
+	u.site.answer(listURL(2), answer{status: 200, body: last})
+	expectStop(t, u.run(), verdict.StopQueueEmpty, "")
+	if log := u.log.String(); strings.Contains(log, "level=WARN") {
+		t.Fatalf("warned of a next_page that yielded the next page:\n%s", log)
+	}
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 
+	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -29,7 +30,7 @@ type Inspection struct {
 	Gap    bool
 	Gaps   []verdict.Gap
 	// Notes say what a selector matched but could not use.
-	Notes []string
+	Notes []extract.Note
 	// RobotsExcluded says robots.txt kept the visit from fetching; Blocked
 	// is the reason a block rule or middleware gave, which stops a run.
 	RobotsExcluded bool

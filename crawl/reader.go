@@ -49,9 +49,11 @@ type Yield struct {
 	// Blocked, when set, says the page marks the crawler as blocked (a
 	// [block] selector): the run stops as blocked with this reason.
 	Blocked string
-	// Notes say what a selector matched but could not use (a next_page
-	// matching elements without an href): the run warns once per note.
-	Notes []string
+	// Notes say what a listing selector matched but could not use (a
+	// next_page matching elements without an href), or that it found
+	// nothing: a run warns of a selector that yielded nothing on every
+	// listing page it read.
+	Notes []extract.Note
 }
 
 // Link is a URL a page leads to.

@@ -212,7 +212,7 @@ func (r *run) handle(c completion) {
 		return // not finished: the URL stays queued
 	}
 	r.tally.result(&c)
-	r.notes.page(r.e.log, &c)
+	r.notes.page(&c)
 	if len(c.links) > 0 {
 		if err := r.sched.enqueue(c.links, r.stopping); err != nil {
 			r.fail(err) // the page stays queued with its links

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -39,7 +40,7 @@ type completion struct {
 	// drift rule's results.
 	usableItems, unusableItems int
 	// notes say what a selector matched but could not use.
-	notes []string
+	notes []extract.Note
 	// pageGaps are further gaps the page found: unusable cards, links
 	// and keys too long to keep.
 	pageGaps     []verdict.Gap

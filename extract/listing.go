@@ -22,9 +22,10 @@ type Listing struct {
 	// Dropped counts the distinct links and the cards past
 	// ListingSpec.MaxLinks that the page held but did not yield.
 	Dropped int
-	// Notes say what a selector matched but could not use, such as a
-	// next_page matching elements without an href.
-	Notes []string
+	// Notes say what a listing selector matched but could not use, such
+	// as a next_page matching elements without an href, or that it found
+	// nothing.
+	Notes []Note
 }
 
 // Unusable is a listing card, an item page or a row that could not become
@@ -52,6 +53,9 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	var cards map[*html.Node]struct{}
 	if x.items != nil {
 		cards = x.readCards(&l, root, base, pageURL)
+		if cards == nil {
+			l.note("items", fmt.Sprintf("items %q matches nothing on this page", x.spec.Listing.Items))
+		}
 	}
 	if x.itemLinks != nil {
 		set := linkSet{limit: x.spec.Listing.MaxLinks}
@@ -84,11 +88,23 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	return l
 }
 
+// Note says, for one page, what a listing selector matched but could not
+// use, or that it found nothing.
+type Note struct {
+	// Key is the listing key of the selector: "item_links", "next_page"
+	// or "items".
+	Key string
+	// Text says it in words, naming the selector.
+	Text string
+}
+
+func (l *Listing) note(key, text string) { l.Notes = append(l.Notes, Note{Key: key, Text: text}) }
+
 // noteUnusable notes a listing selector that matched elements but took no
 // link from any of them: they lack a usable attribute.
 func (l *Listing) noteUnusable(key, sel, attr string, matched, links int) {
 	if matched > 0 && links == 0 {
-		l.Notes = append(l.Notes, fmt.Sprintf("%s %q matches elements without a usable %q", key, sel, attr))
+		l.note(key, fmt.Sprintf("%s %q matches elements without a usable %q", key, sel, attr))
 	}
 }
 

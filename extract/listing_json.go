@@ -18,40 +18,49 @@ func (x *Extractor) ListingJSON(doc any, pageURL *url.URL) Listing {
 	r := newReader(x, pageURL)
 	defer r.release()
 	if x.itemsJSON != nil {
-		x.readJSONCards(r, &l, doc, pageURL)
+		if !x.readJSONCards(r, &l, doc, pageURL) {
+			l.note("items", fmt.Sprintf("items %q yields null: the expression finds nothing on this page", x.spec.Listing.Items))
+		}
 	} else if x.itemLinksJSON != nil {
-		l.ItemLinks, l.Dropped = x.jsonLinks(r, x.itemLinksJSON, doc, pageURL)
+		var found bool
+		l.ItemLinks, l.Dropped, found = x.jsonLinks(r, x.itemLinksJSON, doc, pageURL)
+		if !found {
+			l.note("item_links", fmt.Sprintf("item_links %q yields null: the expression finds nothing on this page", x.spec.Listing.ItemLinks))
+		}
 	}
 	if x.nextPageJSON != nil {
 		var dropped int
-		l.NextPages, dropped = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
+		l.NextPages, dropped, _ = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
 		l.Dropped += dropped
 	}
 	return l
 }
 
 // jsonLinks returns the URLs e gives on doc, absolute and de-duplicated,
-// and how many were dropped past MaxLinks.
-func (x *Extractor) jsonLinks(r *reader, e *jsonExpr, doc any, base *url.URL) ([]string, int) {
+// how many were dropped past MaxLinks, and whether e found anything (a
+// value other than null; an empty array is found).
+func (x *Extractor) jsonLinks(r *reader, e *jsonExpr, doc any, base *url.URL) ([]string, int, bool) {
 	set := linkSet{limit: x.spec.Listing.MaxLinks}
-	for _, s := range jsonStrings(r, e, doc) {
+	strs, found := jsonStrings(r, e, doc)
+	for _, s := range strs {
 		if link, ok := linkURL(base, s); ok {
 			set.add(link)
 		}
 	}
-	return set.list, set.dropped
+	return set.list, set.dropped, found
 }
 
 // jsonStrings returns the strings e gives on doc: one, or those of an
-// array; nothing when it fails.
-func jsonStrings(r *reader, e *jsonExpr, doc any) []string {
+// array; nothing when it fails. found is false when e yields null or
+// fails.
+func jsonStrings(r *reader, e *jsonExpr, doc any) (strs []string, found bool) {
 	res, err := e.search(doc, &r.floats)
-	if err != nil {
-		return nil
+	if err != nil || res == nil {
+		return nil, false
 	}
 	switch res := res.(type) {
 	case string:
-		return []string{res}
+		return []string{res}, true
 	case []any:
 		out := make([]string, 0, len(res))
 		for _, v := range res {
@@ -59,19 +68,21 @@ func jsonStrings(r *reader, e *jsonExpr, doc any) []string {
 				out = append(out, s)
 			}
 		}
-		return out
+		return out, true
 	}
-	return nil
+	return nil, true
 }
 
-// readJSONCards fills l.Items and l.Unusable from the listing's cards.
-func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.URL) {
+// readJSONCards fills l.Items and l.Unusable from the listing's cards. It
+// reports whether the items expression found anything (null is nothing,
+// an empty array is an empty page).
+func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.URL) bool {
 	res, err := x.itemsJSON.search(doc, &r.floats)
-	if err != nil {
-		return
+	if err != nil || res == nil {
+		return false
 	}
 	cards, ok := res.([]any)
-	if !ok && res != nil {
+	if !ok {
 		cards = []any{res}
 	}
 	pageStr := urlString(pageURL)
@@ -91,7 +102,8 @@ func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.U
 		}
 		cardURL, linked := pageStr, false
 		if x.itemLinksJSON != nil {
-			for _, s := range jsonStrings(r, x.itemLinksJSON, obj) {
+			strs, _ := jsonStrings(r, x.itemLinksJSON, obj)
+			for _, s := range strs {
 				if link, ok := linkURL(pageURL, s); ok {
 					cardURL, linked = link, true
 					break
@@ -100,6 +112,7 @@ func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.U
 		}
 		r.jsonItems(&b, obj, cardURL, !linked)
 	}
+	return true
 }
 
 // jsonKind names the kind of a decoded JSON value.

@@ -2,6 +2,7 @@ package stage
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -40,11 +41,15 @@ func shopRunWith(t *testing.T, kind shopsites.Kind, opts shopsites.Options, conf
 	if err != nil {
 		t.Fatalf("%s's config: %v\n%s", kind, err, text)
 	}
-	rep, err := Run(t.Context(), *cfg, Options{})
+	var log strings.Builder
+	rep, err := Run(t.Context(), *cfg, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatalf("run: %v (%s)", err, rep.Summary())
 	}
 	t.Log(rep.Summary())
+	if rep.Outcome == verdict.OutcomeSuccess && strings.Contains(log.String(), "level=WARN") {
+		t.Errorf("a run that succeeded on a shop its config fits warned:\n%s", log.String())
+	}
 	return shop, srv.URL, rep, exportedRows(t, cfg.Output)
 }
 

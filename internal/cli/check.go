@@ -54,7 +54,7 @@ func checkCmd(args []string, env Env) int {
 	p := checkPrinter{out: env.Stdout, fields: rep.Fields}
 	ok := true
 	for _, in := range rep.Listings {
-		ok = p.listing(in, cfg.Extract.Listing.Items) && ok
+		ok = p.listing(in, cfg.Extract.Listing.Items != "") && ok
 	}
 	switch {
 	case rep.Item != nil:
@@ -109,14 +109,14 @@ func (p checkPrinter) page(what string, in crawl.Inspection) bool {
 		fmt.Fprintf(p.out, "  gap %s: %s\n", g.URL, g.Reason)
 	}
 	for _, n := range in.Notes {
-		fmt.Fprintf(p.out, "  note: %s\n", n)
+		fmt.Fprintf(p.out, "  note: %s\n", n.Text)
 	}
 	return true
 }
 
-// listing prints what a listing page yields; cards is the item card
-// selector, if the config reads items from cards.
-func (p checkPrinter) listing(in crawl.Inspection, cards string) bool {
+// listing prints what a listing page yields; cards says the config reads
+// items from listing cards.
+func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
 	if !p.page(in.Kind.String(), in) {
 		return false
 	}
@@ -139,13 +139,10 @@ func (p checkPrinter) listing(in crawl.Inspection, cards string) bool {
 		fmt.Fprintf(p.out, " (%s)", in.NextPages[0])
 	}
 	fmt.Fprintln(p.out)
-	if cards != "" {
+	if cards {
 		fmt.Fprintf(p.out, "  item cards: %d usable\n", len(in.Items))
-		switch {
-		case len(in.Items) > 0:
+		if len(in.Items) > 0 {
 			p.printItem(in.Items[0])
-		case len(in.Gaps) == 0:
-			fmt.Fprintf(p.out, "  note: items %q matches nothing on this page\n", cards)
 		}
 	}
 	if len(in.ItemLinks) == 0 && len(in.Items) == 0 && in.Kind == crawl.KindListing {
