@@ -60,6 +60,7 @@ bench:
 	$(GO) build -o bin/databrew-stage ./cmd/databrew-stage
 	$(GO) run ./bench/exportbench -format parquet -bin bin/databrew-stage
 	$(GO) run ./bench/exportbench -format arrow
+	$(GO) test -run '^$$' -bench Sitemap50000URLs -benchtime 10x ./pages
 
 clean:
 	rm -rf bin databrew-demo

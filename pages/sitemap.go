@@ -43,10 +43,17 @@ func (s Sitemap) Read(p crawl.Page) (crawl.Yield, error) {
 	var y crawl.Yield
 	var root, parent, elem string
 	var loc strings.Builder
+	// RawToken neither copies nor resolves namespaces (names are matched
+	// by their local part), at a third of Token's cost; open holds the
+	// elements not yet closed, so a sitemap cut short is still a failure.
+	var open []string
 	dropped := 0
 	for {
-		tok, err := d.Token()
+		tok, err := d.RawToken()
 		if errors.Is(err, io.EOF) {
+			if len(open) > 0 {
+				return crawl.Yield{}, &crawl.PageError{Failure: true, Reason: fmt.Sprintf("not a sitemap: it ends before </%s>", open[len(open)-1])}
+			}
 			break
 		}
 		if err != nil {
@@ -54,6 +61,7 @@ func (s Sitemap) Read(p crawl.Page) (crawl.Yield, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			open = append(open, t.Name.Local)
 			switch {
 			case root == "":
 				root = t.Name.Local
@@ -71,6 +79,10 @@ func (s Sitemap) Read(p crawl.Page) (crawl.Yield, error) {
 				loc.Write(t)
 			}
 		case xml.EndElement:
+			if len(open) == 0 || open[len(open)-1] != t.Name.Local {
+				return crawl.Yield{}, &crawl.PageError{Failure: true, Reason: fmt.Sprintf("not a sitemap: </%s> closes no open element", t.Name.Local)}
+			}
+			open = open[:len(open)-1]
 			if t.Name.Local == "loc" {
 				if l, ok := s.link(p.URL, root, parent, loc.String()); ok {
 					if len(y.Links) < MaxSitemapURLs {

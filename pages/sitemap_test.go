@@ -77,6 +77,8 @@ func TestWhatIsNotASitemapIsAFailure(t *testing.T) {
 	for name, body := range map[string]string{
 		"an HTML stub":  "<html><body>Service unavailable</body></html>",
 		"cut short":     "<urlset><url><loc>http://shop.example/p",
+		"cut at a tag":  "<urlset><url><loc>http://shop.example/p</loc></url>",
+		"mismatched":    "<urlset><url><loc>http://shop.example/p</url></loc></urlset>",
 		"another root":  "<rss><channel></channel></rss>",
 		"empty":         "",
 		"a broken gzip": "\x1f\x8b\x08\x00garbage",
