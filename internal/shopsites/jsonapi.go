@@ -152,10 +152,8 @@ func (s *jsonapiShop) serveAPI(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *jsonapiShop) serveGrid(w http.ResponseWriter, r *http.Request) {
-	n, ok := pageNumber(r, "page")
-	total := pages(len(s.products), s.opts.PerPage)
-	if !ok || n > total {
-		writeError(w, r, http.StatusNotFound)
+	n, total, ok := listingPage(w, r, "page", len(s.products), s.opts.PerPage)
+	if !ok {
 		return
 	}
 	var b strings.Builder

@@ -86,10 +86,8 @@ func (s *jsonldShop) serve(w http.ResponseWriter, r *http.Request, n int64) {
 }
 
 func (s *jsonldShop) serveListing(w http.ResponseWriter, r *http.Request) {
-	n, ok := pageNumber(r, "page")
-	total := pages(len(s.products), s.opts.PerPage)
-	if !ok || n > total {
-		writeError(w, r, http.StatusNotFound)
+	n, total, ok := listingPage(w, r, "page", len(s.products), s.opts.PerPage)
+	if !ok {
 		return
 	}
 	var b strings.Builder

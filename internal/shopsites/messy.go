@@ -98,10 +98,8 @@ func (s *messyShop) serve(w http.ResponseWriter, r *http.Request, _ int64) {
 }
 
 func (s *messyShop) serveListing(w http.ResponseWriter, r *http.Request) {
-	n, ok := pageNumber(r, "pg")
-	total := pages(len(s.products), s.opts.PerPage)
-	if !ok || n > total {
-		writeError(w, r, http.StatusNotFound)
+	n, total, ok := listingPage(w, r, "pg", len(s.products), s.opts.PerPage)
+	if !ok {
 		return
 	}
 	var b strings.Builder

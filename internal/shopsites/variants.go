@@ -121,10 +121,8 @@ func (s *variantsShop) serve(w http.ResponseWriter, r *http.Request, _ int64) {
 }
 
 func (s *variantsShop) serveListing(w http.ResponseWriter, r *http.Request) {
-	n, ok := pageNumber(r, "page")
-	total := pages(len(s.products), s.opts.PerPage)
-	if !ok || n > total {
-		writeError(w, r, http.StatusNotFound)
+	n, total, ok := listingPage(w, r, "page", len(s.products), s.opts.PerPage)
+	if !ok {
 		return
 	}
 	var b strings.Builder

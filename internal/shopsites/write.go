@@ -83,6 +83,19 @@ func pageNumber(r *http.Request, name string) (n int, ok bool) {
 	return n, true
 }
 
+// listingPage reads listing page param of a shop of count products, per
+// to a page; it answers 404 and reports false for a page the shop does
+// not have.
+func listingPage(w http.ResponseWriter, r *http.Request, param string, count, per int) (n, total int, ok bool) {
+	n, ok = pageNumber(r, param)
+	total = pages(count, per)
+	if !ok || n > total {
+		writeError(w, r, http.StatusNotFound)
+		return 0, total, false
+	}
+	return n, total, true
+}
+
 // origin returns the scheme and host the request was sent to, for the
 // absolute URLs sitemaps and JSON-LD carry.
 func origin(r *http.Request) string {
