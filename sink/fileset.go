@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -36,45 +34,52 @@ type encoder interface {
 // newEncoderFunc starts an encoder writing to w.
 type newEncoderFunc func(w io.Writer, s Schema, opts Options) (encoder, error)
 
-// FileSet writes rows into numbered part files in one folder:
+// FileSet writes rows into numbered part files in one PartStore:
 // part-00000.parquet, part-00001.parquet, ... (.arrows for Arrow IPC
-// streams). No file, nor the folder, is created until the first row is
-// written, so a run with nothing new leaves nothing behind. Each file is
-// fsynced when closed. A Parquet FileSet encodes columns on background
-// goroutines: end every FileSet with Close or Abort. A FileSet is not safe
-// for concurrent use.
+// streams). No part is created until the first row is written, so a run
+// with nothing new leaves nothing behind. Each part is made durable when
+// finished (PartWriter.Finish). A Parquet FileSet encodes columns on
+// background goroutines: end every FileSet with Close or Abort. A FileSet
+// is not safe for concurrent use.
 type FileSet struct {
-	dir    string
+	store  PartStore
+	where  string
 	schema Schema
 	user   []Column
 	opts   Options
 	newEnc newEncoderFunc
 
-	cur     *partFile
-	done    []FileInfo
-	paths   []string // every file created, finished or not
-	madeDir bool
-	err     error // first write error; the set is then unusable
-	closed  bool
+	cur    *partFile
+	done   []FileInfo
+	names  []string // every part created, finished or not
+	err    error    // first write error; the set is then unusable
+	closed bool
 }
 
-// NewFileSet returns a FileSet writing s-shaped rows into dir; nothing is
-// created on disk yet. Existing files are never overwritten: creating a
-// part file that already exists is an error.
+// NewFileSet returns a FileSet writing s-shaped rows into the local folder
+// dir (created with the first part); nothing is created on disk yet.
+// Existing files are never overwritten: creating a part file that already
+// exists is an error.
 func NewFileSet(dir string, s Schema, opts Options) (*FileSet, error) {
+	return NewFileSetIn(&DirParts{Dir: dir}, dir, s, opts)
+}
+
+// NewFileSetIn returns a FileSet writing s-shaped rows into store; where
+// names the store in errors.
+func NewFileSetIn(store PartStore, where string, s Schema, opts Options) (*FileSet, error) {
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("file set %s: %w", dir, err)
+		return nil, fmt.Errorf("file set %s: %w", where, err)
 	}
 	opts, err := opts.withDefaults()
 	if err != nil {
-		return nil, fmt.Errorf("file set %s: %w", dir, err)
+		return nil, fmt.Errorf("file set %s: %w", where, err)
 	}
 	s.Fields = slices.Clone(s.Fields) // later changes to the caller's slice do not matter
 	var newEnc newEncoderFunc = newParquetEncoder
 	if opts.Format == FormatArrow {
 		newEnc = newArrowEncoder
 	}
-	return &FileSet{dir: dir, schema: s, user: s.User(), opts: opts, newEnc: newEnc}, nil
+	return &FileSet{store: store, where: where, schema: s, user: s.User(), opts: opts, newEnc: newEnc}, nil
 }
 
 // Write appends one row, starting a new part file when needed. A row whose
@@ -96,7 +101,7 @@ func (w *FileSet) Write(r Row) error {
 		}
 	}
 	if err := w.cur.enc.write(r); err != nil {
-		w.err = fmt.Errorf("write %s: %w", w.cur.path, err)
+		w.err = fmt.Errorf("write %s in %s: %w", w.cur.name, w.where, err)
 		return w.err
 	}
 	w.cur.rows++
@@ -106,7 +111,7 @@ func (w *FileSet) Write(r Row) error {
 	return w.err
 }
 
-// Close finishes the last part file, syncs the folder and returns one
+// Close finishes the last part file, syncs the store and returns one
 // FileInfo per file written, in order; none when no row was written.
 func (w *FileSet) Close() ([]FileInfo, error) {
 	if w.closed {
@@ -123,60 +128,46 @@ func (w *FileSet) Close() ([]FileInfo, error) {
 		}
 	}
 	if len(w.done) > 0 {
-		if err := syncDir(w.dir); err != nil {
+		if err := w.store.Sync(); err != nil {
 			return nil, err
 		}
 	}
 	return w.done, nil
 }
 
-// Abort stops writing and removes every file the set created (and its
-// folder, when the set created it and it is left empty). It may be called
-// after Close, and more than once.
+// Abort stops writing and removes every part the set created (and a
+// folder DirParts created, when it is left empty). It may be called after
+// Close, and more than once.
 func (w *FileSet) Abort() error {
 	w.closed = true
 	w.dropPart()
 	var errs []error
-	for _, p := range w.paths {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", p, err))
+	for _, name := range w.names {
+		if err := w.store.Remove(name); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	w.paths, w.done = nil, nil
-	if w.madeDir && len(errs) == 0 {
-		if err := os.Remove(w.dir); err != nil && !errors.Is(err, os.ErrNotExist) {
-			errs = append(errs, fmt.Errorf("remove %s: %w", w.dir, err))
-		}
-		w.madeDir = false
-	}
+	w.names, w.done = nil, nil
 	return errors.Join(errs...)
 }
 
-// openPart creates the next part file, and the folder before the first.
+// openPart creates the next part file.
 func (w *FileSet) openPart() error {
-	if len(w.paths) == 0 {
-		if _, err := os.Stat(w.dir); errors.Is(err, os.ErrNotExist) {
-			if err := os.MkdirAll(w.dir, 0o755); err != nil {
-				return fmt.Errorf("create %s: %w", w.dir, err)
-			}
-			w.madeDir = true
-		}
-	}
-	name := fmt.Sprintf("part-%05d%s", len(w.paths), w.opts.Format.Ext())
-	p, err := createPart(filepath.Join(w.dir, name))
+	name := fmt.Sprintf("part-%05d%s", len(w.names), w.opts.Format.Ext())
+	p, err := createPart(w.store, name)
 	if err != nil {
 		return err
 	}
-	w.paths = append(w.paths, p.path)
+	w.names = append(w.names, name)
 	if p.enc, err = w.newEnc(p, w.schema, w.opts); err != nil {
-		p.f.Close()
-		return fmt.Errorf("start %s: %w", p.path, err)
+		_ = p.w.Abort()
+		return fmt.Errorf("start %s in %s: %w", name, w.where, err)
 	}
 	w.cur = p
 	return nil
 }
 
-// finishPart ends, syncs and closes the current part file.
+// finishPart ends the current part file and makes it durable.
 func (w *FileSet) finishPart() error {
 	p := w.cur
 	w.cur = nil
@@ -188,11 +179,11 @@ func (w *FileSet) finishPart() error {
 	return nil
 }
 
-// dropPart closes the current part file without finishing it.
+// dropPart abandons the current part file without finishing it.
 func (w *FileSet) dropPart() {
 	if w.cur != nil {
 		w.cur.enc.abandon()
-		w.cur.f.Close()
+		_ = w.cur.w.Abort()
 		w.cur = nil
 	}
 }
