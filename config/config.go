@@ -20,7 +20,9 @@ type Config struct {
 	// Storage is the absolute path of the folder that holds the config's
 	// state and its .last_run.json.
 	Storage string
-	// Output is the absolute path of the export root.
+	// Output is the export root: the absolute path of a local folder, or
+	// an object-storage URL such as s3://bucket/prefix?region=eu-west-1
+	// (see IsObjectStore).
 	Output string
 	// AllowedDomains are the hosts (and their subdomains) the crawl stays
 	// on, lower-case; by default the hosts of the start URLs.

@@ -134,6 +134,11 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"table in another case", strings.Replace(good, "[policy]", "[Policy]", 1), 3, "Policy", `unknown key (did you mean "policy"?)`},
 		{"field key in another case", strings.Replace(good, `css = "h1"`, `CSS = "h1"`, 1), 8, "item.fields.title.CSS", `unknown key (did you mean "css"?)`},
 		{"problem in a table in another case", strings.Replace(good, "[policy]\nconcurrency = 4", "[Policy]\nconcurrency = 0", 1), 4, "policy.concurrency", "between 1 and 256"},
+		{"output with an unknown scheme", `output = "ftp://host/out"` + "\n" + good, 1, "output", `unknown scheme "ftp" in "ftp://host/out": use a local path, or s3://, gs:// or azblob://`},
+		{"output naming no bucket", `output = "s3:///prefix"` + "\n" + good, 1, "output", "names no bucket"},
+		{"output with credentials", `output = "s3://AKID:secret@lake/prefix"` + "\n" + good, 1, "output", "holds credentials"},
+		{"output with a dot segment", `output = "s3://lake/a/../b"` + "\n" + good, 1, "output", `"." or ".." segments`},
+		{"file output naming a host", `output = "file://host/out"` + "\n" + good, 1, "output", "a file URL is a local path"},
 		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {
@@ -266,5 +271,35 @@ title = { css = "h1", required = true }
 	}
 	if listings, _, _ := cfg.StartKinds(); cfg.HostsOnly() || len(listings) != 1 {
 		t.Fatalf("with item_links: hosts only %v, listings %v", cfg.HostsOnly(), listings)
+	}
+}
+
+func TestOutputURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"s3://lake/exports/books/?region=eu-west-1&endpoint=http://127.0.0.1:7070": "s3://lake/exports/books?region=eu-west-1&endpoint=http://127.0.0.1:7070",
+		"S3://lake":                "s3://lake",
+		"gs://lake/books":          "gs://lake/books",
+		"azblob://container/books": "azblob://container/books",
+		"file:///srv/out/books":    "/srv/out/books",
+	} {
+		cfg, err := Parse("site.toml", []byte("output = \""+in+"\"\n"+good))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if cfg.Output != want {
+			t.Errorf("output %s = %q, want %q", in, cfg.Output, want)
+		}
+		if IsObjectStore(cfg.Output) != strings.Contains(want, "://") {
+			t.Errorf("IsObjectStore(%q) is wrong", cfg.Output)
+		}
+	}
+	_, err := Parse("site.toml", []byte("output = \"s3://AKID:s3cr3t@lake/p\"\n"+good))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") || strings.Contains(err.Error(), "AKID") {
+		t.Errorf("credentials in output: %v; want an error that does not repeat them", err)
+	}
+	// An object store output is no folder: storage may be anywhere.
+	if _, err := Parse("site.toml", []byte("storage = \"out\"\noutput = \"s3://lake/out\"\n"+good)); err != nil {
+		t.Errorf("storage beside an object store output: %v", err)
 	}
 }

@@ -43,8 +43,10 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.StartURLs = v.startURLs(raw.StartURLs)
 	cfg.AllowedDomains = v.domains(raw.AllowedDomains, cfg.StartURLs)
 	cfg.Storage = v.path("storage", raw.Storage, defaultStorageRoot, raw.Name)
-	cfg.Output = v.path("output", raw.Output, defaultOutputRoot, raw.Name)
-	v.separate(cfg.Storage, cfg.Output)
+	cfg.Output = v.output(raw.Output, raw.Name)
+	if !IsObjectStore(cfg.Output) {
+		v.separate(cfg.Storage, cfg.Output)
+	}
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Sources = v.sources(raw.Listing)
 	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)

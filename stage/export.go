@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/sink"
@@ -22,61 +20,49 @@ const (
 	reasonNothing  = "nothing new or changed to publish"
 )
 
-// exporter publishes one run's pending item versions with the publish
-// protocol: files are written to a staging folder and synced; the publish
-// is recorded in state; the folder is renamed into the export root; its
-// _manifest.json and then _SUCCESS are written; the state commits. A crash
-// at any step is resolved by reconcile on the next run, so every version
-// reaches exactly one published folder.
+// exporter publishes one run's pending item versions into the config's
+// export root, all or nothing and exactly once: it decides whether the run
+// publishes, streams the versions into part files, and hands the rest to
+// its target's publish protocol — a local folder's (folderTarget) or
+// object storage's (objectTarget). A crash at any step is resolved by the
+// target's reconcile on the next run, so every version reaches exactly one
+// published run folder.
 type exporter struct {
 	cfg    config.Config
 	db     *state.DB
-	layout sink.Layout
 	schema sink.Schema
 	log    *slog.Logger
+	target exportTarget
 	// afterStep is Options.AfterPublishStep.
 	afterStep func(PublishStep) error
 }
 
-func newExporter(cfg config.Config, db *state.DB, opts Options, log *slog.Logger) *exporter {
-	return &exporter{
-		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep,
-		layout: sink.Layout{Output: cfg.Output},
-		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
-	}
+// exportTarget is where an exporter publishes: the publish protocol of
+// one kind of export root.
+type exportTarget interface {
+	// reconcile resolves the publishes a crash interrupted. It runs before
+	// the crawl, so a target that cannot be used fails the run before its
+	// first request.
+	reconcile(ctx context.Context, x *exporter) error
+	// publish writes the pending versions up to maxSeq (with x.write) and
+	// publishes them, filling r.Export.
+	publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error
+	// writeVerdict replaces the export root's _verdict.json.
+	writeVerdict(ctx context.Context, b []byte) error
+	close() error
 }
 
-// reconcile resolves publishes a crash interrupted: a run folder that
-// appeared is completed and committed (never published twice), one that
-// did not is forgotten (its versions stay pending), and staging debris is
-// removed from both places a run may be staged in. Only the run folder
-// decides, never the staging path a publication recorded, so a publish
-// staged elsewhere (by an earlier version, or before the output root
-// became a mount point) is resolved the same way.
-func (x *exporter) reconcile() error {
-	pubs, err := x.db.Publishing()
-	if err != nil {
-		return err
+// newExporter returns the exporter of cfg's export root.
+func newExporter(cfg config.Config, db *state.DB, opts Options, log *slog.Logger) (*exporter, error) {
+	x := &exporter{
+		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep,
+		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
 	}
-	for _, p := range pubs {
-		if !sink.Exists(p.Dir) {
-			x.log.Warn("publish interrupted before its folder appeared; its items stay pending", "run_id", p.RunID)
-			if err := x.db.AbortPublish(p.RunID); err != nil {
-				return err
-			}
-			continue
-		}
-		if !sink.IsComplete(p.Dir) {
-			x.log.Warn("completing a publish interrupted after its folder appeared", "run_id", p.RunID, "dir", p.Dir)
-			if err := sink.Complete(p.Dir, p.Manifest); err != nil {
-				return err
-			}
-		}
-		if _, err := x.db.CommitPublish(p.RunID); err != nil {
-			return err
-		}
+	if config.IsObjectStore(cfg.Output) {
+		return nil, fmt.Errorf("output %s: object storage is not supported by this build", cfg.Output)
 	}
-	return sink.RemoveStaging(x.layout, "")
+	x.target = &folderTarget{layout: sink.Layout{Output: cfg.Output}}
+	return x, nil
 }
 
 // reached reports a step of the publish done (see Options.AfterPublishStep).
@@ -116,76 +102,17 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 		r.Export.Reason = reasonNothing
 		return nil
 	}
-	staging, err := x.layout.Stage(r.RunID)
-	if err != nil {
-		return fmt.Errorf("write export: %w", err)
-	}
-	runDir := x.layout.RunDir(r.StartedAt, r.RunID)
-	if err := x.reached(StepStaging); err != nil {
-		return err
-	}
-	manifest, err := x.write(ctx, staging, pending.MaxSeq, r)
-	if err != nil {
-		_ = sink.RemoveStaging(x.layout, r.RunID)
-		return fmt.Errorf("write export: %w", err)
-	}
-	r.Export = verdict.Export{Published: true, Path: runDir, Files: fileNames(manifest.Files), Rows: int(manifest.Rows)}
-	verdictJSON, err := encodeReport(*r)
-	if err != nil {
-		return err
-	}
-	manifestJSON, err := manifest.Encode()
-	if err != nil {
-		return err
-	}
-	if err := sink.WriteFileAtomic(filepath.Join(staging, sink.VerdictFile), verdictJSON); err != nil {
-		return err
-	}
-	if err := x.reached(StepStaged); err != nil {
-		return err
-	}
-	pub := state.Publication{RunID: r.RunID, MaxSeq: pending.MaxSeq, Dir: runDir, Staging: staging,
-		Manifest: manifestJSON, Rows: int(manifest.Rows), At: manifest.CreatedAt}
-	if err := x.db.BeginPublish(pub); err != nil {
-		return err
-	}
-	if err := x.reached(StepRecorded); err != nil {
-		return err
-	}
-	if err := sink.Promote(staging, runDir); err != nil {
-		if sink.Exists(runDir) {
-			return err // the folder is visible: reconcile completes and commits it
-		}
-		return errors.Join(err, x.db.AbortPublish(r.RunID), sink.RemoveStaging(x.layout, r.RunID))
-	}
-	if err := x.reached(StepRenamed); err != nil {
-		return err
-	}
-	if err := sink.SyncPromoted(staging, runDir); err != nil {
-		return err // the folder is visible: reconcile completes and commits it
-	}
-	if err := x.reached(StepPromoted); err != nil {
-		return err
-	}
-	if err := sink.Complete(runDir, manifestJSON); err != nil {
-		return err // the folder is visible: reconcile completes it
-	}
-	if err := x.reached(StepCompleted); err != nil {
-		return err
-	}
-	_, err = x.db.CommitPublish(r.RunID)
-	return err
+	return x.target.publish(ctx, x, r, pending.MaxSeq)
 }
 
-// write streams the pending versions up to maxSeq into part files in dir.
-func (x *exporter) write(ctx context.Context, dir string, maxSeq uint64, r *verdict.RunReport) (sink.Manifest, error) {
+// write streams the pending versions up to maxSeq into part files in
+// store (named where in errors), at most maxFileRows rows each, and
+// returns the run's manifest.
+func (x *exporter) write(ctx context.Context, store sink.PartStore, where string, maxFileRows int64, maxSeq uint64, r *verdict.RunReport) (sink.Manifest, error) {
 	m := sink.Manifest{SchemaVersion: 1, Config: x.cfg.Name, RunID: r.RunID, Format: sink.Format(x.cfg.Export.Format),
 		CreatedAt: r.FinishedAt, Schema: x.schema.Fields}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return m, fmt.Errorf("create %s: %w", dir, err)
-	}
-	fs, err := sink.NewFileSet(dir, x.schema, sink.Options{Format: m.Format,
-		RowGroupRows: x.cfg.Export.RowGroupRows, MaxFileRows: x.cfg.Export.MaxFileRows, Metadata: map[string]string{
+	fs, err := sink.NewFileSetIn(store, where, x.schema, sink.Options{Format: m.Format,
+		RowGroupRows: x.cfg.Export.RowGroupRows, MaxFileRows: maxFileRows, Metadata: map[string]string{
 			"databrew.config": x.cfg.Name, "databrew.run_id": r.RunID, "databrew.schema_version": "1",
 		}})
 	if err != nil {

@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,12 +22,17 @@ var ErrNoLastRun = errors.New("no run has started yet")
 
 // writeVerdicts atomically replaces the storage path's .last_run.json and
 // the export root's _verdict.json, so sensors see every run that started,
-// failed ones too.
-func writeVerdicts(cfg config.Config, b []byte) error {
+// failed ones too. Without an exporter (its target could not be opened)
+// only .last_run.json is written.
+func writeVerdicts(ctx context.Context, cfg config.Config, x *exporter, b []byte) error {
 	if err := sink.WriteFileAtomic(filepath.Join(cfg.Storage, LastRunFile), b); err != nil {
 		return err
 	}
-	return sink.WriteFileAtomic(sink.Layout{Output: cfg.Output}.VerdictPath(), b)
+	if x == nil {
+		return nil
+	}
+	// The verdict is written whatever ended the run, a signal included.
+	return x.target.writeVerdict(context.WithoutCancel(ctx), b)
 }
 
 // ReadLastRun reads the verdict of the last run that started in storage. A

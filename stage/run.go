@@ -58,13 +58,18 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		Config: cfg.Name, RunID: newRunID(runTime), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
 	}
-	x := newExporter(cfg, db, opts, log)
 	var res crawl.Result
-	runErr := x.reconcile()
-	if runErr != nil {
-		res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
-	} else {
-		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
+	x, runErr := newExporter(cfg, db, opts, log)
+	switch {
+	case runErr != nil:
+		res = errorResult(runErr.Error())
+	default:
+		defer x.target.close()
+		if runErr = x.target.reconcile(ctx, x); runErr != nil {
+			res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
+		} else {
+			res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
+		}
 	}
 	report.FinishedAt = clock.Now().UTC()
 	if errors.Is(runErr, state.ErrCorrupt) {
@@ -91,7 +96,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	}
 	b, err := encodeReport(report)
 	if err == nil {
-		err = writeVerdicts(cfg, b)
+		err = writeVerdicts(ctx, cfg, x, b)
 	}
 	notify(cfg, report, b, log)
 	return report, errors.Join(runErr, err)
