@@ -34,7 +34,13 @@ type Layout struct {
 // RunDir is the folder a run publishes into; the date is the run's UTC
 // start day.
 func (l Layout) RunDir(startedAt time.Time, runID string) string {
-	return filepath.Join(l.Output, "dt="+startedAt.UTC().Format(time.DateOnly), "run="+runID)
+	return filepath.Join(l.Output, filepath.FromSlash(RunPath(startedAt, runID)))
+}
+
+// RunPath is a run folder's path under the export root, slash-separated:
+// dt=YYYY-MM-DD/run=<run_id>, the date being the run's UTC start day.
+func RunPath(startedAt time.Time, runID string) string {
+	return "dt=" + startedAt.UTC().Format(time.DateOnly) + "/run=" + runID
 }
 
 // VerdictPath is the export root's latest verdict.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
 )
 
@@ -34,7 +35,7 @@ type Options struct {
 	// Every page of the state file is checked first; a sound file is kept.
 	ResetState bool
 	// AfterPublishStep, when set, is called as a publish completes each of
-	// its steps, in the order of PublishSteps. An error it returns abandons
+	// its steps, in the order of PublishStepsFor(the output). An error it returns abandons
 	// the publish right there, leaving files and state as a crash would:
 	// tests use it to prove each step survivable; a program can also time
 	// or log the steps.
@@ -70,5 +71,35 @@ const (
 	StepCompleted PublishStep = "completed"
 )
 
-// PublishSteps lists the steps of a publish in order.
+// The steps of a publish into object storage, in order (StepCompleted
+// ends it too).
+const (
+	// StepIntent: the publish is recorded in the state as an intent; no
+	// part is written yet.
+	StepIntent PublishStep = "intent"
+	// StepUploaded: every part is uploaded, not yet visible (on S3 its
+	// multipart upload is left uncompleted).
+	StepUploaded PublishStep = "uploaded"
+	// StepReady: the state holds the run's manifest: from here a crash is
+	// rolled forward, not back.
+	StepReady PublishStep = "ready"
+	// StepVisible: the parts are completed and visible; _manifest.json
+	// and _SUCCESS are next.
+	StepVisible PublishStep = "visible"
+)
+
+// PublishSteps lists the steps of a publish into a local folder in order.
 var PublishSteps = []PublishStep{StepStaging, StepStaged, StepRecorded, StepRenamed, StepPromoted, StepCompleted}
+
+// ObjectPublishSteps lists the steps of a publish into object storage in
+// order.
+var ObjectPublishSteps = []PublishStep{StepIntent, StepUploaded, StepReady, StepVisible, StepCompleted}
+
+// PublishStepsFor lists the steps of a publish into output (a
+// config.Config's Output) in order.
+func PublishStepsFor(output string) []PublishStep {
+	if config.IsObjectStore(output) {
+		return ObjectPublishSteps
+	}
+	return PublishSteps
+}

@@ -14,20 +14,37 @@ import (
 // folder. It is written before the folder appears (BeginPublish) and
 // committed once the folder is complete (CommitPublish), so a crash in
 // between is resolved by the next run: a complete folder is committed, an
-// absent one is forgotten and its versions stay pending.
+// absent one is forgotten and its versions stay pending. A publish into
+// object storage records its intent first, without a manifest, and again
+// with the manifest once its parts are uploaded (BeginPublish replaces
+// the record).
 type Publication struct {
 	RunID string `json:"run_id"`
 	// MaxSeq is the highest pending sequence number the publish took.
 	MaxSeq uint64 `json:"max_seq"`
-	// Dir is the run folder readers see.
+	// Target is the object-storage output published into; empty for a
+	// local folder.
+	Target string `json:"target,omitempty"`
+	// Dir is the run folder readers see (in object storage, the run's key
+	// prefix).
 	Dir string `json:"dir"`
 	// Staging is where the folder was written before it was renamed.
 	Staging string `json:"staging"`
 	// Manifest is the folder's _manifest.json, kept so an interrupted
 	// publish can be completed.
 	Manifest json.RawMessage `json:"manifest"`
+	// Verdict is the run folder's _verdict.json, for a publish into object
+	// storage, where the file is written when the run is committed.
+	Verdict json.RawMessage `json:"verdict,omitempty"`
 	Rows     int             `json:"rows"`
 	At       time.Time       `json:"at"`
+}
+
+// HasManifest reports whether the publication records its manifest: a
+// publish into object storage that got this far is rolled forward after a
+// crash, one that did not is rolled back.
+func (p Publication) HasManifest() bool {
+	return len(p.Manifest) > 0 && string(p.Manifest) != "null"
 }
 
 // ErrNoPublication is returned for a run id with no publish in progress.

@@ -157,3 +157,33 @@ func TestTraversalGapsAccumulateUntilANewTraversal(t *testing.T) {
 		t.Fatalf("gaps after a new traversal = %d", f.TraversalGaps)
 	}
 }
+
+// A publish into object storage records its intent, then the same record
+// with its manifest: one publication, ready only with the manifest, and
+// the record survives reopening the file.
+func TestAnIntentBecomesReadyWithItsManifest(t *testing.T) {
+	dir := t.TempDir()
+	db := open(t, dir)
+	db.Begin(nil)
+	store(t, db, version("a", hash(1)))
+	p, _ := db.PendingSummary()
+	intent := Publication{RunID: "r1", MaxSeq: p.MaxSeq, Target: "s3://lake/books", Dir: "books/dt=2026-11-30/run=r1/"}
+	if err := db.BeginPublish(intent); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := db.Publishing()
+	if len(got) != 1 || got[0].HasManifest() || got[0].Target != intent.Target {
+		t.Fatalf("after the intent: %+v; want one publication without a manifest", got)
+	}
+	ready := intent
+	ready.Manifest, ready.Verdict = []byte(`{"files":[]}`), []byte(`{"stop":"queue_empty"}`)
+	if err := db.BeginPublish(ready); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db = open(t, dir)
+	got, _ = db.Publishing()
+	if len(got) != 1 || !got[0].HasManifest() || string(got[0].Verdict) != `{"stop":"queue_empty"}` {
+		t.Fatalf("after ready and reopening: %+v; want one publication with its manifest and verdict", got)
+	}
+}
