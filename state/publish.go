@@ -36,8 +36,8 @@ type Publication struct {
 	// Verdict is the run folder's _verdict.json, for a publish into object
 	// storage, where the file is written when the run is committed.
 	Verdict json.RawMessage `json:"verdict,omitempty"`
-	Rows     int             `json:"rows"`
-	At       time.Time       `json:"at"`
+	Rows    int             `json:"rows"`
+	At      time.Time       `json:"at"`
 }
 
 // HasManifest reports whether the publication records its manifest: a
