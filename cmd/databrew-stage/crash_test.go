@@ -87,16 +87,22 @@ func TestCrashLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
-	srv := httptest.NewServer(site)
-	defer srv.Close()
 	dir := t.TempDir()
 	if *crashMount {
 		mounttest.Tmpfs(t, filepath.Join(dir, "out", "books"), "size=64m")
 	}
+	crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")})
+}
+
+// crashLoop runs the crash loop's trials against one kind of export root.
+func crashLoop(t *testing.T, bin, dir string, lk lake) {
+	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
 	cfgPath := filepath.Join(dir, "books.toml")
 	cfg := fmt.Sprintf(`name = "books"
 start_urls = [%q]
+output = %q
 [policy]
 concurrency = 4
 retries = 1
@@ -110,7 +116,7 @@ pause = "0s"
 tombstones = true
 max_file_rows = 50
 row_group_rows = 16
-`, catalogsite.StartURL(srv.URL), catalogsite.ExtractConfig)
+`, catalogsite.StartURL(srv.URL), lk.output(), catalogsite.ExtractConfig)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +148,7 @@ row_group_rows = 16
 			}
 			runs++
 			// The first runs of a trial are always killed.
-			how, rep := runOnce(t, bin, cfgPath, rng, attempt < 3)
+			how, rep := runOnce(t, bin, cfgPath, lk, rng, attempt < 3)
 			kills[how]++
 			trace = append(trace, fmt.Sprintf("%s: stop %q outcome %q gaps %d traversal %+v items %+v export %+v",
 				how, rep.Stop, rep.Outcome, rep.CoverageGaps, rep.Traversal, rep.Items, rep.Export))
@@ -153,7 +159,7 @@ row_group_rows = 16
 			}
 		}
 		site.ClearFaults()
-		checkExports(t, dir, site, hist, trial)
+		checkExports(t, lk, site, hist, trial)
 	}
 	t.Logf("%d trials, %d runs: %v", *crashTrials, runs, kills)
 }
@@ -177,10 +183,11 @@ func mutate(site *catalogsite.Site, rng *rand.Rand) {
 // runOnce runs the binary and kills it with SIGKILL: at a random moment,
 // at a publish step, or not at all. It returns how the run ended and, when
 // it completed, its verdict.
-func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (string, verdict.RunReport) {
+func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, kill bool) (string, verdict.RunReport) {
 	t.Helper()
 	cmd := exec.Command(bin, "run", "--json", cfgPath)
-	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE())
+	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
+	steps := stage.PublishStepsFor(lk.output())
 	var how string
 	r := rng.IntN(10)
 	if kill {
@@ -188,7 +195,7 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 	}
 	switch {
 	case r < 4:
-		how = "killed at " + string(stage.PublishSteps[rng.IntN(len(stage.PublishSteps))])
+		how = "killed at " + string(steps[rng.IntN(len(steps))])
 		cmd.Env = append(cmd.Env, pauseEnv+"="+strings.TrimPrefix(how, "killed at "))
 	case r < 8:
 		how = "killed at random"
@@ -253,33 +260,24 @@ func runOnce(t *testing.T, bin, cfgPath string, rng *rand.Rand, kill bool) (stri
 // (a version published twice would be a duplicate), every version is one
 // the site really had (nothing from a stub page), and the last row is the
 // item's current state.
-func checkExports(t *testing.T, dir string, site *catalogsite.Site, hist *siteHistory, trial int) {
+func checkExports(t *testing.T, lk lake, site *catalogsite.Site, hist *siteHistory, trial int) {
 	t.Helper()
-	out := filepath.Join(dir, "out", "books")
-	for _, root := range (sink.Layout{Output: out}).StagingRoots() {
-		if _, err := os.Stat(root); !os.IsNotExist(err) {
-			t.Fatalf("trial %d: staging debris in %s after a completed run", trial, root)
-		}
+	if debris := lk.debris(t); debris != "" {
+		t.Fatalf("trial %d: after a completed run: %s", trial, debris)
 	}
 	type published struct{ order, dir, change, value string }
 	rows := map[string][]published{}
-	dirs, _ := filepath.Glob(filepath.Join(out, "dt=*", "run=*"))
-	for _, d := range dirs {
-		if !sink.IsComplete(d) {
+	for _, run := range lk.runs(t) {
+		d, m := run.dir, run.manifest
+		if !run.complete {
 			t.Fatalf("trial %d: %s has no _SUCCESS after a completed run", trial, d)
-		}
-		var m sink.Manifest
-		raw, _ := os.ReadFile(filepath.Join(d, sink.ManifestFile))
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatalf("trial %d: %s: %v", trial, d, err)
 		}
 		// Runs started in the same second are ordered by their manifests.
 		order := m.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000")
-		files, _ := filepath.Glob(filepath.Join(d, "*.parquet"))
-		if len(files) != len(m.Files) {
-			t.Fatalf("trial %d: %s holds %d files, its manifest %d", trial, d, len(files), len(m.Files))
+		if len(run.parts) != len(m.Files) {
+			t.Fatalf("trial %d: %s holds %d files, its manifest %d", trial, d, len(run.parts), len(m.Files))
 		}
-		for _, f := range files {
+		for _, f := range run.parts {
 			rb := sinktest.ReadParquet(t, f)
 			idx := map[string]int{}
 			for i, c := range rb.Columns {
@@ -322,4 +320,58 @@ func checkExports(t *testing.T, dir string, site *catalogsite.Site, hist *siteHi
 			t.Fatalf("trial %d: item %s is %q on the site, the export says %q", trial, it.UPC, want, got)
 		}
 	}
+}
+
+// lake is an export root the crash loop publishes into.
+type lake interface {
+	// output is the config's output.
+	output() string
+	// env is what the binary's environment needs besides the test's.
+	env() []string
+	// runs lists the run folders, each with its parts readable as local
+	// files.
+	runs(t *testing.T) []publishedRun
+	// debris says what a completed run left that it must not have left;
+	// empty when nothing.
+	debris(t *testing.T) string
+}
+
+// publishedRun is one run folder of an export root.
+type publishedRun struct {
+	dir      string
+	complete bool
+	manifest sink.Manifest
+	// parts are the run's part files, as local paths.
+	parts []string
+}
+
+// folderLake is a local export root.
+type folderLake struct{ root string }
+
+func (f *folderLake) output() string { return f.root }
+func (f *folderLake) env() []string  { return nil }
+
+func (f *folderLake) runs(t *testing.T) []publishedRun {
+	var out []publishedRun
+	dirs, _ := filepath.Glob(filepath.Join(f.root, "dt=*", "run=*"))
+	for _, d := range dirs {
+		run := publishedRun{dir: d, complete: sink.IsComplete(d)}
+		if raw, err := os.ReadFile(filepath.Join(d, sink.ManifestFile)); err == nil {
+			if err := json.Unmarshal(raw, &run.manifest); err != nil {
+				t.Fatalf("%s: %v", d, err)
+			}
+		}
+		run.parts, _ = filepath.Glob(filepath.Join(d, "*.parquet"))
+		out = append(out, run)
+	}
+	return out
+}
+
+func (f *folderLake) debris(*testing.T) string {
+	for _, root := range (sink.Layout{Output: f.root}).StagingRoots() {
+		if _, err := os.Stat(root); !os.IsNotExist(err) {
+			return "staging debris in " + root
+		}
+	}
+	return ""
 }

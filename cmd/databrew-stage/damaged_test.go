@@ -277,7 +277,7 @@ func TestRepairedStateLosesNoPendingItem(t *testing.T) {
 	if code != 0 || !rep.Export.Published || rep.Export.Rows != damagedSite.Items {
 		t.Fatalf("run after the repair: exit %d, export %+v\n%s", code, rep.Export, stderr)
 	}
-	checkExports(t, s.dir, s.site, s.hist, 1)
+	checkExports(t, &folderLake{root: s.out}, s.site, s.hist, 1)
 }
 
 // killAtPublishStep runs the stage until it pauses at a publish step, and
