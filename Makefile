@@ -1,15 +1,24 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build test test-short test-crash fuzz lint demo bench clean
+.PHONY: all build tools test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/databrew-stage
 
+## tools: the programs tests run, installed into bin/tools when missing:
+## versitygw, the S3 server of internal/s3test (its harness builds the same
+## version itself when a test runs without it)
+VERSITYGW_VERSION := v1.8.0
+tools: bin/tools/versitygw
+
+bin/tools/versitygw:
+	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
 ## test: formatting, vet, and every test with the race detector
-test: lint
+test: lint tools
 	$(GO) test -race -count=1 ./...
 
 ## test-crash: 100 trials of kill -9 at random moments and at every publish

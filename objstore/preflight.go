@@ -1,0 +1,158 @@
+package objstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// probePrefix starts the name of Preflight's probe object, in the output's
+// prefix; the leading dot hides it from dataset readers.
+const probePrefix = ".databrew-probe-"
+
+// preflightTimeout bounds Preflight when the caller's context does not end
+// sooner: Google's client retries a refused connection until its context
+// ends. A variable, so tests can shorten it.
+var preflightTimeout = 2 * time.Minute
+
+// errPreflightTimeout is the cause of Preflight's own deadline.
+var errPreflightTimeout = errors.New("preflight timed out")
+
+// cleanupTimeout bounds the requests that undo something (a probe, an
+// aborted part) after the caller's context was cancelled.
+const cleanupTimeout = 30 * time.Second
+
+// Preflight proves the output usable before any crawling: the bucket
+// exists and can be listed under the prefix, and the credentials may write
+// there. It writes a small probe object create-only under the prefix,
+// checks that a second create-only write of it is refused (a store that
+// ignores If-None-Match cannot publish exactly once), and on S3 also
+// starts a multipart upload of the probe, checks that completing it
+// create-only is refused too, and aborts it. It deletes the probe; nothing
+// is left behind, even when a step fails.
+//
+// When the store does not answer within two minutes (or the context's
+// deadline, if sooner, ends it) that is ErrUnreachable too.
+// A failure is an *UnusableError (wrapping ErrUnusable and its kind:
+// ErrNoBucket, ErrCredentials, ErrDenied, ErrUnreachable,
+// ErrNotCreateOnly, ErrOther) whose message names the output; a
+// cancelled context is returned as such.
+func (t *Target) Preflight(ctx context.Context) (err error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, preflightTimeout, errPreflightTimeout)
+	defer cancel()
+	// Listing under the prefix, rather than the bucket's root as
+	// blob.Bucket.IsAccessible does, also works for credentials allowed
+	// only under the prefix.
+	_, _, err = t.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: t.prefix})
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return &UnusableError{URL: t.url, Kind: ErrNoBucket, Reason: fmt.Sprintf("bucket %q does not exist", t.name)}
+		}
+		return t.unusable(ctx, "list the bucket", err)
+	}
+
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	probe := t.Key(probePrefix + hex.EncodeToString(rnd[:]))
+	data := []byte("databrew-stage preflight probe; safe to delete\n")
+	created, err := t.PutIfAbsent(ctx, probe, data)
+	if err != nil {
+		return t.unusable(ctx, "write a probe object", err)
+	}
+	if !created {
+		return &UnusableError{URL: t.url, Kind: ErrOther, Reason: fmt.Sprintf("the probe object %q already exists", probe)}
+	}
+	defer func() {
+		if derr := t.removeProbe(ctx, probe); derr != nil && err == nil {
+			err = t.unusable(ctx, "delete the probe object", derr)
+		}
+	}()
+
+	again, err := t.PutIfAbsent(ctx, probe, []byte("overwritten\n"))
+	if err != nil {
+		return t.unusable(ctx, "write the probe object again, create-only", err)
+	}
+	if again {
+		return &UnusableError{URL: t.url, Kind: ErrNotCreateOnly,
+			Reason: "the store overwrote an object written create-only (If-None-Match: *), so it cannot publish exactly once"}
+	}
+	if t.s3 != nil {
+		if err := t.probeMultipart(ctx, probe); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// probeMultipart starts a multipart upload on the existing probe, uploads
+// one small part, checks that completing it create-only is refused, and
+// aborts it; this exercises every multipart permission the export needs.
+func (t *Target) probeMultipart(ctx context.Context, probe string) error {
+	if _, err := t.ListUploads(ctx, probe); err != nil {
+		return t.unusable(ctx, "list multipart uploads", err)
+	}
+	id, err := t.createUpload(ctx, probe)
+	if err != nil {
+		return t.unusable(ctx, "start a multipart upload", err)
+	}
+	aborted := false
+	defer func() {
+		if !aborted {
+			cctx, cancel := cleanupContext(ctx)
+			defer cancel()
+			_ = t.abortUpload(cctx, probe, id)
+		}
+	}()
+	if _, err := t.uploadPart(ctx, probe, id, 1, []byte("probe")); err != nil {
+		return t.unusable(ctx, "upload a part", err)
+	}
+	parts, err := t.listParts(ctx, probe, id)
+	if err != nil {
+		return t.unusable(ctx, "list the parts of an upload", err)
+	}
+	_, err = t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+		Bucket:          aws.String(t.name),
+		Key:             aws.String(probe),
+		UploadId:        aws.String(id),
+		IfNoneMatch:     aws.String("*"),
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts)},
+	})
+	switch {
+	case err == nil:
+		return &UnusableError{URL: t.url, Kind: ErrNotCreateOnly,
+			Reason: "the store completed a multipart upload over an existing object despite If-None-Match: *, so it cannot publish exactly once"}
+	case !isPreconditionFailed(err):
+		return t.unusable(ctx, "complete a multipart upload create-only", err)
+	}
+	aborted = true
+	if err := t.abortUpload(ctx, probe, id); err != nil {
+		return t.unusable(ctx, "abort a multipart upload", err)
+	}
+	return nil
+}
+
+// removeProbe deletes the probe object, even after ctx was cancelled.
+func (t *Target) removeProbe(ctx context.Context, probe string) error {
+	cctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	err := t.bucket.Delete(cctx, probe)
+	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		return err
+	}
+	return nil
+}
+
+// cleanupContext is ctx without its cancellation, bounded by
+// cleanupTimeout: undoing must happen even when the run was interrupted.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
