@@ -47,22 +47,31 @@ type exportTarget interface {
 	// publish writes the pending versions up to maxSeq (with x.write) and
 	// publishes them, filling r.Export.
 	publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error
+	// publishedRuns counts the runs the export root holds: the exports
+	// the state's items were published to.
+	publishedRuns(ctx context.Context) (int, error)
 	// writeVerdict replaces the export root's _verdict.json.
 	writeVerdict(ctx context.Context, b []byte) error
 	close() error
 }
 
-// newExporter returns the exporter of cfg's export root.
-func newExporter(cfg config.Config, db *state.DB, opts Options, log *slog.Logger) (*exporter, error) {
-	x := &exporter{
-		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep,
+// openTarget opens cfg's export root: a local folder, or an output in
+// object storage, which is proved usable first (bucket, credentials,
+// permissions, create-only writes), so a bad target fails the run before
+// any request is sent and before the state is touched.
+func openTarget(ctx context.Context, cfg config.Config) (exportTarget, error) {
+	if config.IsObjectStore(cfg.Output) {
+		return openObjectTarget(ctx, cfg.Output)
+	}
+	return &folderTarget{layout: sink.Layout{Output: cfg.Output}}, nil
+}
+
+// newExporter returns the exporter of cfg into target.
+func newExporter(cfg config.Config, db *state.DB, target exportTarget, opts Options, log *slog.Logger) *exporter {
+	return &exporter{
+		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep, target: target,
 		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
 	}
-	if config.IsObjectStore(cfg.Output) {
-		return nil, fmt.Errorf("output %s: object storage is not supported by this build", cfg.Output)
-	}
-	x.target = &folderTarget{layout: sink.Layout{Output: cfg.Output}}
-	return x, nil
 }
 
 // reached reports a step of the publish done (see Options.AfterPublishStep).

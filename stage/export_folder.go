@@ -117,6 +117,12 @@ func (f *folderTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 	return err
 }
 
+// publishedRuns counts the run folders in the output.
+func (f *folderTarget) publishedRuns(context.Context) (int, error) {
+	dirs, err := filepath.Glob(filepath.Join(f.layout.Output, "dt=*", "run=*"))
+	return len(dirs), err
+}
+
 // writeVerdict atomically replaces the export root's _verdict.json.
 func (f *folderTarget) writeVerdict(_ context.Context, b []byte) error {
 	return sink.WriteFileAtomic(f.layout.VerdictPath(), b)

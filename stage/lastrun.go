@@ -22,17 +22,22 @@ var ErrNoLastRun = errors.New("no run has started yet")
 
 // writeVerdicts atomically replaces the storage path's .last_run.json and
 // the export root's _verdict.json, so sensors see every run that started,
-// failed ones too. Without an exporter (its target could not be opened)
-// only .last_run.json is written.
+// failed ones too.
 func writeVerdicts(ctx context.Context, cfg config.Config, x *exporter, b []byte) error {
 	if err := sink.WriteFileAtomic(filepath.Join(cfg.Storage, LastRunFile), b); err != nil {
 		return err
 	}
-	if x == nil {
-		return nil
-	}
 	// The verdict is written whatever ended the run, a signal included.
 	return x.target.writeVerdict(context.WithoutCancel(ctx), b)
+}
+
+// writeLastRun writes the storage path's .last_run.json alone, creating
+// the folder, for a run that could not use its output.
+func writeLastRun(cfg config.Config, b []byte) error {
+	if err := os.MkdirAll(cfg.Storage, 0o755); err != nil {
+		return fmt.Errorf("create storage %s: %w", cfg.Storage, err)
+	}
+	return sink.WriteFileAtomic(filepath.Join(cfg.Storage, LastRunFile), b)
 }
 
 // ReadLastRun reads the verdict of the last run that started in storage. A

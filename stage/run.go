@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
@@ -18,6 +19,10 @@ var discard = slog.New(slog.NewTextHandler(io.Discard, nil))
 // ErrLocked matches the error Run returns when another process holds the
 // config's storage path.
 var ErrLocked = state.ErrLocked
+
+// ErrOutput matches the error Run returns when the config's output cannot
+// be used (see objstore.Target.Preflight): the run does not start.
+var ErrOutput = errors.New("output unusable")
 
 // ErrNotStarted matches the error Run returns for a config that its
 // context ended before it started.
@@ -37,7 +42,19 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if err := ctx.Err(); err != nil {
 		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx)), log)
 	}
-	db, err := openState(cfg, opts, log)
+	// The export root first: a bad one fails the run before the state is
+	// touched (a state started here while the output could not be listed
+	// would not know the runs it holds) and before any request is sent.
+	target, err := openTarget(ctx, cfg)
+	if err != nil {
+		return outputUnusable(cfg, startedAt, err, log)
+	}
+	defer target.close()
+	runs, err := target.publishedRuns(ctx)
+	if err != nil {
+		return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
+	}
+	db, err := openState(cfg, opts, runs, log)
 	if errors.Is(err, state.ErrLocked) {
 		return notStarted(cfg, verdict.Locked(cfg.Name, startedAt, fmt.Sprintf("storage %s is in use by another process", cfg.Storage)), err, log)
 	}
@@ -59,17 +76,12 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		StartedAt: startedAt, Started: true,
 	}
 	var res crawl.Result
-	x, runErr := newExporter(cfg, db, opts, log)
-	switch {
-	case runErr != nil:
-		res = errorResult(runErr.Error())
-	default:
-		defer x.target.close()
-		if runErr = x.target.reconcile(ctx, x); runErr != nil {
-			res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
-		} else {
-			res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
-		}
+	var runErr error
+	x := newExporter(cfg, db, target, opts, log)
+	if runErr = target.reconcile(ctx, x); runErr != nil {
+		res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
+	} else {
+		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
 	}
 	report.FinishedAt = clock.Now().UTC()
 	if errors.Is(runErr, state.ErrCorrupt) {
@@ -214,6 +226,20 @@ func fill(r *verdict.RunReport, res crawl.Result) {
 
 // notStarted returns the report of a run that never started — nothing is
 // written to its storage path — after notifying, since it failed.
+// outputUnusable is the verdict of a run whose export root cannot be
+// used: nothing was crawled or written but the storage path's
+// .last_run.json, so a sensor sees the failure.
+func outputUnusable(cfg config.Config, at time.Time, err error, log *slog.Logger) (verdict.RunReport, error) {
+	err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)
+	r := verdict.OutputUnusable(cfg.Name, at, err.Error())
+	if b, encErr := encodeReport(r); encErr == nil {
+		if werr := writeLastRun(cfg, b); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	return notStarted(cfg, r, err, log)
+}
+
 func notStarted(cfg config.Config, r verdict.RunReport, err error, log *slog.Logger) (verdict.RunReport, error) {
 	if b, encErr := encodeReport(r); encErr == nil {
 		notify(cfg, r, b, log)

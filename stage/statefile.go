@@ -1,12 +1,15 @@
 package stage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 )
 
@@ -25,8 +28,7 @@ var ErrNoState = state.ErrNoState
 // must be there: when the output holds published runs, a missing or empty
 // state file is an error, as a damaged one always is, unless the options
 // reset the state; the error then says the way out.
-func openState(cfg config.Config, opts Options, log *slog.Logger) (*state.DB, error) {
-	runs := publishedRuns(cfg.Output)
+func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*state.DB, error) {
 	db, err := state.Open(cfg.Storage, state.Options{
 		LockTimeout: opts.LockTimeout, MustExist: runs > 0, Reset: opts.ResetState,
 	})
@@ -59,18 +61,29 @@ func repairHint(cfg config.Config) string {
 		"or start over with --reset-state (the file is kept aside; every item is exported again as new)", cfg.File)
 }
 
-// publishedRuns counts the run folders in the output: the exports the
-// state's items were published to.
-func publishedRuns(output string) int {
-	dirs, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*"))
-	return len(dirs)
-}
-
 // CheckState examines the config's state file without changing it (see
 // state.Check); a missing or empty one is a problem when the output holds
-// published runs.
-func CheckState(cfg config.Config) (state.Health, error) {
-	return state.Check(cfg.Storage, state.Options{MustExist: publishedRuns(cfg.Output) > 0})
+// published runs, which for object storage means listing the output.
+func CheckState(ctx context.Context, cfg config.Config) (state.Health, error) {
+	runs, err := publishedRuns(ctx, cfg)
+	if err != nil {
+		return state.Health{}, err
+	}
+	return state.Check(cfg.Storage, state.Options{MustExist: runs > 0})
+}
+
+// publishedRuns counts the runs cfg's output holds, opening an output in
+// object storage without its preflight.
+func publishedRuns(ctx context.Context, cfg config.Config) (int, error) {
+	if !config.IsObjectStore(cfg.Output) {
+		return (&folderTarget{layout: sink.Layout{Output: cfg.Output}}).publishedRuns(ctx)
+	}
+	t, err := objstore.Open(ctx, cfg.Output)
+	if err != nil {
+		return 0, err
+	}
+	defer t.Close()
+	return (&objectTarget{t: t}).publishedRuns(ctx)
 }
 
 // RepairState salvages the config's state file when it is damaged (see

@@ -36,8 +36,11 @@ type Publication struct {
 	// Verdict is the run folder's _verdict.json, for a publish into object
 	// storage, where the file is written when the run is committed.
 	Verdict json.RawMessage `json:"verdict,omitempty"`
-	Rows    int             `json:"rows"`
-	At      time.Time       `json:"at"`
+	// Uploads holds, for a publish into S3, the multipart upload id of
+	// each part file by name: the uploads the commit completes.
+	Uploads map[string]string `json:"uploads,omitempty"`
+	Rows    int               `json:"rows"`
+	At      time.Time         `json:"at"`
 }
 
 // HasManifest reports whether the publication records its manifest: a

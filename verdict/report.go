@@ -194,6 +194,15 @@ func Locked(config string, at time.Time, detail string) RunReport {
 	return r
 }
 
+// OutputUnusable is the verdict of a run whose output could not be used
+// (a missing bucket, no credentials, access denied, an unreachable store):
+// nothing was crawled and nothing written.
+func OutputUnusable(config string, at time.Time, detail string) RunReport {
+	r := unstarted(config, at, StopError, detail)
+	r.Export.Reason = "the output could not be used: nothing was crawled or written"
+	return r
+}
+
 func unstarted(config string, at time.Time, stop Stop, detail string) RunReport {
 	return RunReport{
 		Config: config, SchemaVersion: SchemaVersion,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -68,7 +69,7 @@ func stateCmd(args []string, env Env) int {
 // stateCheck prints what is wrong with a config's state file and reports
 // whether it is sound.
 func stateCheck(cfg *config.Config, env Env) bool {
-	h, err := stage.CheckState(*cfg)
+	h, err := stage.CheckState(context.Background(), *cfg)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", cfg.Name, err)
 		return false

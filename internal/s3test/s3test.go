@@ -56,6 +56,7 @@ const startTimeout = 15 * time.Second
 type Server struct {
 	bin  string
 	dir  string
+	iam  string // the folder of its users other than root
 	addr string // 127.0.0.1:PORT
 
 	mu   sync.Mutex
@@ -74,7 +75,7 @@ func Start(t testing.TB) *Server {
 	if err := os.Mkdir(filepath.Join(dir, Bucket), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{bin: bin, dir: dir}
+	s := &Server{bin: bin, dir: dir, iam: t.TempDir()}
 	t.Cleanup(s.stop)
 	var err error
 	for range 3 { // another process may take the port between its choice and the start
@@ -143,6 +144,18 @@ func (s *Server) SetEnv(t testing.TB) {
 	}
 }
 
+// AddUser creates a user of the role "user" with the given keys: valid
+// credentials that may not touch the bucket "lake", which root owns.
+func (s *Server) AddUser(t testing.TB, access, secret string) {
+	t.Helper()
+	cmd := exec.Command(s.bin, "admin", "--access", AccessKey, "--secret", SecretKey, "--region", Region,
+		"--endpoint-url", s.Endpoint(), "create-user", "--access", access, "--secret", secret, "--role", "user")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.dir}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("s3test: create user %s: %v: %s", access, err, bytes.TrimSpace(out))
+	}
+}
+
 // Kill stops the server with SIGKILL, as a crash would, and waits for the
 // process to end. Its data stays in Dir.
 func (s *Server) Kill() {
@@ -194,6 +207,7 @@ func (s *Server) start() error {
 		"--access", AccessKey,
 		"--secret", SecretKey,
 		"--region", Region,
+		"--iam-dir", s.iam,
 		"--quiet",
 		"posix", s.dir)
 	// versitygw reads its settings from VGW_* and ROOT_* variables too:
