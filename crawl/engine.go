@@ -41,6 +41,10 @@ type Settings struct {
 	// Fields names the item fields in Values order, for the warning
 	// about a field that found nothing on any item.
 	Fields []string
+	// MemoTag names how this run reads pages (a digest of the config's
+	// extraction, say): a page memo made with another tag is not reused,
+	// since a 304 would replay what another reading yielded.
+	MemoTag string
 }
 
 // BlockRules recognise a page or a status that says the crawler is

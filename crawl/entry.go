@@ -67,6 +67,28 @@ type ItemVersion struct {
 	Why []string
 }
 
+// PageMemo is what a store keeps of a page between runs so that a
+// conditional request can reuse it: the validators the site sent with the
+// page, and what the page yielded — its links and its items' keys — which
+// an answer of 304 Not Modified yields again.
+type PageMemo struct {
+	// Tag is Settings.MemoTag of the run that made the memo: a run with
+	// another tag reads pages differently and fetches them whole.
+	Tag                string
+	ETag, LastModified string
+	Links              []Entry
+	Items              []ItemRef
+}
+
+// ItemRef names a stored item: its key and the URL it was read at (the
+// page's, or for a listing card the item's link).
+type ItemRef struct {
+	Key, URL string
+}
+
+// Conditional reports whether the memo can make a request conditional.
+func (m *PageMemo) Conditional() bool { return m != nil && (m.ETag != "" || m.LastModified != "") }
+
 // Done records a queued URL the run finished with.
 type Done struct {
 	Seq uint64
@@ -78,6 +100,15 @@ type Done struct {
 	Failed bool
 	// Items are the items the page yielded.
 	Items []ItemVersion
+	// Touched are the items a page that answered 304 Not Modified still
+	// holds: the store counts each unchanged and seen in the traversal, as
+	// if the page had yielded it again (see Store.Commit).
+	Touched []ItemRef
+	// Memo, when not nil, replaces the store's memo of the page;
+	// ForgetMemo removes it. A failed URL keeps its memo whatever these
+	// say.
+	Memo       *PageMemo
+	ForgetMemo bool
 }
 
 // Batch is everything the run finished since the previous batch. A store

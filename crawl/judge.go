@@ -19,11 +19,19 @@ type judgment struct {
 	blocked    string        // the run must stop as blocked
 	auth       bool          // 401 with a refresh hook to try
 	canceled   bool          // no result: the run is stopping
+	// notModified: a 304 to a conditional request; the page's memo
+	// stands for it.
+	notModified bool
 }
 
 // judge classifies one exchange: ok, neutral (the site's answer about this
 // one URL) or failure (trouble with the site).
-func (e *Engine) judge(resp *Response, err error) judgment {
+func (e *Engine) judge(resp *Response, err error) judgment { return e.judgeAsked(resp, err, false) }
+
+// judgeAsked is judge for a request that was conditional or not: a 304
+// Not Modified to a conditional request is ok, the page as the run last
+// read it.
+func (e *Engine) judgeAsked(resp *Response, err error, conditional bool) judgment {
 	if err != nil {
 		var fe *FetchError
 		if errors.As(err, &fe) {
@@ -45,9 +53,11 @@ func (e *Engine) judge(resp *Response, err error) judgment {
 	case s >= 200 && s < 300:
 		// What the body holds is the page reader's to judge.
 		return judgment{class: verdict.ClassOK}
+	case s == http.StatusNotModified && conditional:
+		return judgment{class: verdict.ClassOK, notModified: true}
 	case s == http.StatusNotModified:
-		// The run sends no conditional request, so it has no copy of the
-		// page to reuse: the answer says nothing about the URL's content.
+		// The run has no memo of the page to reuse: the answer says
+		// nothing about the URL's content.
 		return judgment{class: verdict.ClassNeutral, reason: "HTTP 304 Not Modified to a request that was not conditional"}
 	case s >= 300 && s < 400:
 		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d redirect to %q not followed (%s)", s, resp.Header.Get("Location"), resp.RedirectNotFollowed)}

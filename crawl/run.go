@@ -219,7 +219,8 @@ func (r *run) handle(c completion) {
 			return
 		}
 	}
-	r.sched.finish(Done{Seq: c.q.Seq, Entry: c.q.Entry, Failed: c.class == verdict.ClassFailure, Items: c.items})
+	r.sched.finish(Done{Seq: c.q.Seq, Entry: c.q.Entry, Failed: c.class == verdict.ClassFailure, Items: c.items,
+		Touched: c.touched, Memo: c.memo, ForgetMemo: c.forgetMemo})
 	r.count(c)
 }
 

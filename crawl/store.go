@@ -41,6 +41,14 @@ type Store interface {
 	//     in it, or after the item was marked removed. Which page takes it
 	//     over, and when, is the store's choice while several other pages
 	//     yield the key.
+	// It counts each Touched item it holds for that item's URL (and not
+	// as removed) unchanged and seen in the traversal, and one it holds
+	// for another URL a duplicate. It replaces or removes each finished
+	// page's memo as its Done says (a failed one keeps it), except that a
+	// page that yielded or touched a duplicate, or touched an item it
+	// could not count unchanged, keeps none.
+	// A store that tombstones items removes the memo of the page that
+	// held a removed item, so that page is fetched whole again.
 	// FirstDuplicate comes from the first Done that yielded a duplicate.
 	Commit(b *Batch) (Committed, error)
 	// RequeueFailed moves the failed set back into the queue for the retry
@@ -51,6 +59,10 @@ type Store interface {
 	// Finish ends the run's crawl: it adds the coverage gaps the run left
 	// to the traversal's, and returns what is left for the next run.
 	Finish(gaps int) (Finish, error)
+	// Memo returns the store's memo of the page at url (see Done.Memo),
+	// nil when it has none. Workers call it concurrently with everything
+	// else.
+	Memo(url string) (*PageMemo, error)
 }
 
 // Start is what Begin found and did.

@@ -37,6 +37,9 @@ func (t *tally) result(c *completion) {
 	if c.robotsExcluded {
 		t.requests.RobotsExcluded++
 	}
+	if c.notModified {
+		t.requests.NotModified++
+	}
 	switch c.class {
 	case verdict.ClassOK:
 		t.requests.OK++

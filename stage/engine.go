@@ -1,6 +1,9 @@
 package stage
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 
@@ -134,12 +137,37 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Breaker:    verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
 		Block:      crawl.BlockRules{Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
 		Fields:     fieldNames(cfg.Extract.Fields),
+		MemoTag:    memoTag(cfg),
 	}, deps)
 	if err != nil {
 		client.Close()
 		return nil, nil, err
 	}
 	return eng, client.Close, nil
+}
+
+// memoTagVersion changes when the way pages are read changes in ways
+// the config does not show, so memos made before are not reused.
+const memoTagVersion = 1
+
+// memoTag digests everything in cfg that decides what a page yields: a
+// page memo made under another tag is not replayed on a 304 (see
+// crawl.Settings.MemoTag), so a changed selector reads every page anew.
+func memoTag(cfg config.Config) string {
+	b, err := json.Marshal(struct {
+		Version                    int
+		Extract                    extract.Spec
+		Sources                    config.Sources
+		Block                      config.Block
+		AllowedDomains             []string
+		MinBody, MaxBody, MaxLinks int64
+	}{memoTagVersion, cfg.Extract, cfg.Sources, cfg.Block, cfg.AllowedDomains,
+		cfg.Policy.MinBodyBytes, cfg.Policy.MaxBodyBytes, int64(cfg.Policy.MaxLinksPerPage)})
+	if err != nil {
+		return "" // not reached: the config is plain data
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // fieldNames names the item fields in the order of an item's values.

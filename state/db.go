@@ -31,7 +31,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 4
+const formatVersion = 5
 
 var (
 	bucketMeta     = []byte("meta")
@@ -61,7 +61,13 @@ var (
 
 	bucketPublishing = []byte("publishing")
 	bucketPublished  = []byte("published")
+	// bucketPages holds the page memos (crawl.PageMemo) by seen key.
+	bucketPages = []byte("pages")
 )
+
+// buckets lists every bucket of the format.
+var buckets = [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions,
+	bucketPublishing, bucketPublished, bucketPages}
 
 // DB is an open state file. It implements crawl.Store. A method that
 // finds the file damaged returns an error that matches ErrCorrupt, and
@@ -173,7 +179,7 @@ func Open(dir string, opts Options) (*DB, error) {
 
 func (db *DB) init() error {
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions, bucketPublishing, bucketPublished} {
+		for _, name := range buckets {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
@@ -189,9 +195,10 @@ func (db *DB) init() error {
 				return fmt.Errorf("convert state format 2: %w", err)
 			}
 			return putUint(meta, keyFormat, formatVersion)
-		case 3:
+		case 3, 4:
 			// Format 4 adds long keys held by hash and the challenger of an
-			// item record, both behind flags a format 3 record lacks.
+			// item record, both behind flags a format 3 record lacks;
+			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)

@@ -149,6 +149,38 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	return w.putPending(key, &rec, &ver)
 }
 
+// touch records that a page which answered 304 Not Modified still holds
+// the item: counted unchanged, seen in this traversal. It reports false
+// when it could not stand for a fetch: the key is not stored, is held for
+// another URL (counted a duplicate, as a fetch would be), is held as
+// removed, or had its hash cleared by a repair — the page must be fetched
+// whole next time.
+func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, error) {
+	k, _ := storedKey(ref.Key)
+	old := w.items.Get(k)
+	if old == nil {
+		return false, nil
+	}
+	rec, err := decodeItemRecord(old)
+	if err != nil {
+		return false, fmt.Errorf("item %q: %w", ref.Key, err)
+	}
+	switch {
+	case rec.url != ref.URL:
+		counts.Duplicate(ref.Key, rec.url, ref.URL)
+		return false, nil
+	case rec.flags&itemRemoved != 0 || rec.hash == ([16]byte{}):
+		return false, nil
+	}
+	counts.Unchanged++
+	if rec.traversal >= w.traversal {
+		return true, nil
+	}
+	w.settle(&rec)
+	rec.traversal = w.traversal
+	return true, w.items.Put(k, rec.encode())
+}
+
 // challenges reports whether the page at url, yielding a key another page
 // holds, becomes (or stays) its challenger in this traversal. One
 // challenger keeps its claim while it yields the key every traversal:

@@ -121,7 +121,7 @@ func (c *batchCursor) insertionOrder() {
 // commitPart applies the batch from the cursor on, advancing it, until the
 // batch is done or the resident budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
-	queue, seen, failed := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed)
+	queue, seen, failed, pages := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketPages)
 	if c.order == nil {
 		c.insertionOrder()
 	}
@@ -163,13 +163,29 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if err != nil {
 			return full, err
 		}
+		duplicates := counts.DuplicateKeys
 		for _, i := range itemOrder(d.Items) {
 			if err := items.put(&d.Items[i], counts); err != nil {
 				return full, err
 			}
 		}
-		// Each item's record, and the failed set.
-		full = db.commitFull((len(d.Items) + 1) * lookupBytes)
+		stands := true
+		for _, ref := range d.Touched {
+			ok, err := items.touch(ref, counts)
+			if err != nil {
+				return full, err
+			}
+			stands = stands && ok
+		}
+		if !d.Failed {
+			// A page that yields a key another page holds keeps no memo:
+			// a 304 could not tell a duplicate from a takeover.
+			if err := putMemo(pages, d, stands && counts.DuplicateKeys == duplicates); err != nil {
+				return full, err
+			}
+		}
+		// Each item's record, the failed set and the memo.
+		full = db.commitFull((len(d.Items) + len(d.Touched) + 2) * lookupBytes)
 	}
 	for c.retried < len(c.Retry) && !full {
 		q := c.Retry[c.retried]

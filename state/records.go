@@ -87,6 +87,9 @@ func checkRecord(bucket string, k, v []byte) error {
 	case string(bucketPublishing), string(bucketPublished):
 		var p Publication
 		return json.Unmarshal(v, &p)
+	case string(bucketPages):
+		_, err := decodeMemo(v)
+		return err
 	}
 	return nil
 }

@@ -128,7 +128,7 @@ func salvageTo(bf *boltFile, recs *recordCheck, s *Salvage) (_ string, err error
 	defer func() { err = errors.Join(err, out.Close()) }()
 	c := &salvager{out: out, recs: recs, s: s, referenced: make([]bool, len(recs.versions))}
 	if err := out.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions, bucketPublishing, bucketPublished} {
+		for _, name := range buckets {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
@@ -178,6 +178,11 @@ func (c *salvager) visit(bucket string, k, v []byte) {
 	}
 	if err := checkRecord(bucket, k, v); err != nil {
 		c.s.Dropped[bucket]++
+		return
+	}
+	if bucket == string(bucketPages) {
+		// Page memos are a cache: an item whose pending version was lost
+		// must be fetched whole again, not answered 304, so none is kept.
 		return
 	}
 	switch bucket {

@@ -10,7 +10,8 @@ import (
 
 // MarkRemoved tombstones, in one transaction, every item the given
 // traversal did not see: a published item gets a pending "removed" version;
-// an item no export ever held just loses its pending version. Call it only
+// an item no export ever held just loses its pending version. The memo of
+// the page that held it goes too. Call it only
 // after a traversal that completed cleanly. It returns how many removed
 // versions it queued for export.
 func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, error) {
@@ -41,9 +42,15 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		if err != nil {
 			return err
 		}
+		pages := tx.Bucket(bucketPages)
 		for _, g := range stale {
-			db.lookups(2) // the item and its pending version
+			db.lookups(3) // the item, its pending version and its page's memo
 			rec := g.rec
+			// The page that held it is fetched whole when it is linked
+			// again: a 304 could not bring the item back.
+			if err := pages.Delete(seenKey(rec.url)); err != nil {
+				return err
+			}
 			rec.flags |= itemRemoved
 			if rec.pending == 0 {
 				rec.flags |= itemHashPublished // its last values reached an export

@@ -63,6 +63,9 @@ type RequestCounts struct {
 	Retried int `json:"retried"`
 	// RobotsExcluded counts URLs robots.txt kept the run from fetching.
 	RobotsExcluded int `json:"robots_excluded"`
+	// NotModified counts conditional requests the site answered with 304
+	// Not Modified: ok results that cost no body and no parse.
+	NotModified int `json:"not_modified"`
 }
 
 // ItemCounts counts items stored by the run, by change.
@@ -164,7 +167,11 @@ func (r RunReport) Summary() string {
 		fmt.Fprintf(&b, " · %s", r.Detail)
 		return b.String()
 	}
-	fmt.Fprintf(&b, " · %d requests · %d new · %d changed · %d coverage gaps", r.Requests.Total, r.Items.New, r.Items.Changed, r.CoverageGaps)
+	fmt.Fprintf(&b, " · %d requests", r.Requests.Total)
+	if r.Requests.NotModified > 0 {
+		fmt.Fprintf(&b, " (%d not modified)", r.Requests.NotModified)
+	}
+	fmt.Fprintf(&b, " · %d new · %d changed · %d coverage gaps", r.Items.New, r.Items.Changed, r.CoverageGaps)
 	if r.Items.Removed > 0 {
 		fmt.Fprintf(&b, " · %d removed", r.Items.Removed)
 	}

@@ -51,3 +51,20 @@ func (s *Store) holds(it *item, v *crawl.ItemVersion) bool {
 	}
 	return it.challenger == v.URL && it.chTraversal+1 == s.traversal && it.traversal+1 < s.traversal
 }
+
+// touch counts an item a page that answered 304 still holds unchanged
+// and seen in the traversal, and reports whether it could: not when the
+// key is not stored, or is held for another URL (a duplicate).
+func (s *Store) touch(ref crawl.ItemRef, counts *crawl.Committed) bool {
+	it, ok := s.items[ref.Key]
+	switch {
+	case !ok:
+		return false
+	case it.url != ref.URL:
+		counts.Duplicate(ref.Key, it.url, ref.URL)
+		return false
+	}
+	counts.Unchanged++
+	it.traversal = s.traversal
+	return true
+}

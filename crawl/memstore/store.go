@@ -25,6 +25,7 @@ type Store struct {
 	seen   map[string]struct{}
 	failed map[string]crawl.Entry
 	items  map[string]*item
+	memos  map[string]*crawl.PageMemo
 }
 
 var _ crawl.Store = (*Store)(nil)
@@ -32,7 +33,7 @@ var _ crawl.Store = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	return &Store{nextSeq: 1, queue: newQueue(), seen: map[string]struct{}{},
-		failed: map[string]crawl.Entry{}, items: map[string]*item{}}
+		failed: map[string]crawl.Entry{}, items: map[string]*item{}, memos: map[string]*crawl.PageMemo{}}
 }
 
 // Begin starts a run: a new traversal when the queue is empty, which
@@ -121,4 +122,11 @@ func (s *Store) Finish(gaps int) (crawl.Finish, error) {
 	s.gaps += max(gaps, 0)
 	failed := len(s.failed)
 	return crawl.Finish{Queued: s.queue.len() + failed, Failed: failed, TraversalGaps: s.gaps}, nil
+}
+
+// Memo returns the memo of the page at url, nil when there is none.
+func (s *Store) Memo(url string) (*crawl.PageMemo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.memos[url], nil
 }

@@ -42,6 +42,8 @@ func Run(t *testing.T, newStore func(t *testing.T) crawl.Store) {
 		{"FinishAccumulatesGapsOverATraversal", finishGaps},
 		{"FinishReportsQueuedAndFailed", finishCounts},
 		{"ReadAndSeenWhileCommitting", readWhileCommitting},
+		{"MemoIsReplacedForgottenOrKeptAsDoneSays", memoReplacedForgottenKept},
+		{"TouchedItemsCountUnchangedWhenHeldForTheirURL", touchedItemsCountUnchanged},
 	}
 	for _, p := range properties {
 		t.Run(p.name, func(t *testing.T) { p.check(&fixture{t: t, s: newStore(t)}) })

@@ -1,6 +1,7 @@
 package catalogsite
 
 import (
+	"hash/fnv"
 	"io"
 	"net/http"
 	"strconv"
@@ -166,8 +167,36 @@ func (s *Site) writePage(w http.ResponseWriter, r *http.Request, pb *pageBuf) {
 		body = pb.enc
 	}
 	h := w.Header()
+	if !s.opts.NoETags {
+		etag := etagOf(body)
+		h["Etag"] = []string{etag}
+		if matchesETag(r.Header.Get("If-None-Match"), etag) {
+			s.stats.notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
 	h["Content-Type"] = s.contentType()
 	s.writeBytes(w, r, http.StatusOK, pb, body)
+}
+
+// etagOf is a page's strong validator: a digest of its bytes.
+func etagOf(body []byte) string {
+	h := fnv.New64a()
+	_, _ = h.Write(body)
+	return `"` + strconv.FormatUint(h.Sum64(), 36) + `"`
+}
+
+// matchesETag reports whether an If-None-Match header names etag (or is
+// "*").
+func matchesETag(header, etag string) bool {
+	for tag := range strings.SplitSeq(header, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == etag || tag == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 // writeError writes a short error page with status.
@@ -191,6 +220,7 @@ func (s *Site) writeBytes(w http.ResponseWriter, r *http.Request, status int, pb
 		}
 	}
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	s.stats.bytes.Add(int64(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

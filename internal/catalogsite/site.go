@@ -40,6 +40,10 @@ type Options struct {
 	CharsetInMetaOnly bool
 	// Gzip compresses responses for requests that accept gzip.
 	Gzip bool
+	// NoETags turns conditional requests off: by default every page
+	// carries an ETag (a digest of its body) and a request whose
+	// If-None-Match names it is answered 304 Not Modified, without a body.
+	NoETags bool
 	// Latency is slept before answering each request other than robots.txt.
 	Latency time.Duration
 	// Now, when set, is the clock fault time windows (Fault.After, Until)

@@ -11,6 +11,9 @@ type stats struct {
 	robots   atomic.Int64
 	served   [numFaultKinds]atomic.Int64
 	paths    sync.Map // path -> *atomic.Int64
+	// bytes counts the body bytes of pages served whole; notModified
+	// the conditional requests answered 304.
+	bytes, notModified atomic.Int64
 }
 
 func (st *stats) countPath(path string) {
@@ -46,6 +49,14 @@ func (s *Site) PageRequests(path string) int64 {
 	return 0
 }
 
+// BytesSent returns the body bytes of the pages and error pages the site
+// sent (compressed, when it was), robots.txt aside.
+func (s *Site) BytesSent() int64 { return s.stats.bytes.Load() }
+
+// NotModified returns how many conditional requests the site answered
+// with 304 Not Modified.
+func (s *Site) NotModified() int64 { return s.stats.notModified.Load() }
+
 // ResetStats zeroes all counters, including the request ordinal counter:
 // the next request gets ordinal 1, so fault ordinal ranges count from the
 // reset.
@@ -56,4 +67,6 @@ func (s *Site) ResetStats() {
 		s.stats.served[i].Store(0)
 	}
 	s.stats.paths.Clear()
+	s.stats.bytes.Store(0)
+	s.stats.notModified.Store(0)
 }

@@ -1,0 +1,89 @@
+package storetest
+
+import (
+	"reflect"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// memoOf reads the store's memo of url.
+func (f *fixture) memoOf(url string) *crawl.PageMemo {
+	f.t.Helper()
+	m, err := f.s.Memo(url)
+	if err != nil {
+		f.t.Fatalf("Memo(%s): %v", url, err)
+	}
+	return m
+}
+
+// done commits one finished entry as d says, numbering nothing.
+func (f *fixture) done(q crawl.Queued, d crawl.Done) crawl.Committed {
+	f.t.Helper()
+	d.Seq, d.Entry = q.Seq, q.Entry
+	return f.commit(&crawl.Batch{Done: []crawl.Done{d}})
+}
+
+func memoReplacedForgottenKept(f *fixture) {
+	f.begin(start(startURL))
+	page := f.enqueue(listing("http://shop.test/list/1"))[0]
+	if m := f.memoOf(page.URL); m != nil {
+		f.t.Fatalf("memo of a page never finished = %+v, want nil", m)
+	}
+	memo := &crawl.PageMemo{Tag: "spec-1", ETag: `"v1"`, LastModified: "Tue, 01 Apr 2025 10:00:00 GMT",
+		Links: []crawl.Entry{item(itemURL(1)), {URL: "http://shop.test/list/2?page=2", Kind: crawl.KindListing, Paged: true}},
+		Items: []crawl.ItemRef{{Key: "k1", URL: itemURL(1)}, {Key: "a much longer key, ünïcode", URL: itemURL(2)}}}
+	f.done(page, crawl.Done{Memo: memo})
+	if got := f.memoOf(page.URL); !reflect.DeepEqual(got, memo) {
+		f.t.Fatalf("memo = %+v, want %+v", got, memo)
+	}
+	if m := f.memoOf("http://shop.test/list/9"); m != nil {
+		f.t.Fatalf("memo of another page = %+v", m)
+	}
+	again := f.enqueue(listing("http://shop.test/list/1?again"))[0]
+	again.URL = page.URL // the same page, finished again
+	f.done(again, crawl.Done{})
+	if got := f.memoOf(page.URL); !reflect.DeepEqual(got, memo) {
+		f.t.Fatalf("a Done without a memo changed it to %+v", got)
+	}
+	f.done(again, crawl.Done{Failed: true, ForgetMemo: true})
+	if got := f.memoOf(page.URL); !reflect.DeepEqual(got, memo) {
+		f.t.Fatalf("a failed Done changed the memo to %+v", got)
+	}
+	f.done(again, crawl.Done{ForgetMemo: true})
+	if got := f.memoOf(page.URL); got != nil {
+		f.t.Fatalf("memo after ForgetMemo = %+v, want nil", got)
+	}
+}
+
+func touchedItemsCountUnchanged(f *fixture) {
+	a, b := itemURL(1), itemURL(2)
+	f.begin(start(startURL))
+	f.yield(items(version("k", a, 1), version("j", b, 2)))
+	f.nextTraversal()
+	page := f.enqueue(listing("http://shop.test/list/304"))[0]
+	memo := &crawl.PageMemo{ETag: `"x"`}
+	got := f.done(page, crawl.Done{Memo: memo, Touched: []crawl.ItemRef{
+		{Key: "k", URL: a},       // held for a: unchanged
+		{Key: "j", URL: a},       // held for b: a duplicate
+		{Key: "absent", URL: a}}, // not stored: skipped
+	})
+	f.expectCounts("touched", got, crawl.Committed{Unchanged: 1, DuplicateKeys: 1, FirstDuplicate: dup("j", b, a)})
+	if m := f.memoOf(page.URL); m != nil {
+		f.t.Fatalf("a page that touched a duplicate kept its memo %+v", m)
+	}
+	f.done(page, crawl.Done{Memo: memo, Touched: []crawl.ItemRef{{Key: "k", URL: a}}})
+	if m := f.memoOf(page.URL); m == nil {
+		f.t.Fatal("a page whose touched items all stood lost its memo")
+	}
+	f.done(page, crawl.Done{Memo: memo, Items: items(version("j", a, 2))})
+	if m := f.memoOf(page.URL); m != nil {
+		f.t.Fatalf("a page that yielded a duplicate kept its memo %+v", m)
+	}
+	got = f.yield(items(version("k", b, 3)))
+	f.expectCounts("k from b in traversal 2", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
+	// The touch saw k at a in traversal 2, so b, which yielded it there
+	// too, does not take it over in traversal 3 (a did not miss 2).
+	f.nextTraversal()
+	got = f.yield(items(version("k", b, 3)))
+	f.expectCounts("k from b in traversal 3", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
+}

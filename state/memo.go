@@ -1,0 +1,159 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// The pages bucket keeps a memo per page (crawl.PageMemo), by the page's
+// seen key: the validators of its last answer read whole, and the links
+// and items it yielded, which a 304 Not Modified yields again.
+
+// memoVersion starts every encoded memo.
+const memoVersion = 1
+
+// Memo returns the memo of the page at url, nil when the state has none.
+func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
+	var m *crawl.PageMemo
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		db.lookups(1)
+		v := tx.Bucket(bucketPages).Get(seenKey(url))
+		if v == nil {
+			return nil
+		}
+		got, err := decodeMemo(v)
+		if err != nil {
+			return fmt.Errorf("page memo of %s: %w", url, err)
+		}
+		if got.url == url { // another URL with the same 128-bit hash is no memo
+			m = &got.PageMemo
+		}
+		return nil
+	})
+	db.afterRead()
+	if err != nil {
+		return nil, fmt.Errorf("read page memo in %s: %w", db.dir, err)
+	}
+	return m, nil
+}
+
+// putMemo replaces or removes the memo of a finished page as its Done
+// says; keep false removes it whatever the Done says.
+func putMemo(pages *bolt.Bucket, d *crawl.Done, keep bool) error {
+	switch {
+	case !keep:
+		return pages.Delete(seenKey(d.URL))
+	case d.Memo != nil:
+		return pages.Put(seenKey(d.URL), encodeMemo(d.URL, d.Memo))
+	case d.ForgetMemo:
+		return pages.Delete(seenKey(d.URL))
+	}
+	return nil
+}
+
+// storedMemo is a memo with the URL it belongs to.
+type storedMemo struct {
+	url string
+	crawl.PageMemo
+}
+
+// encodeMemo lays a memo out as its version, then length-prefixed strings:
+// the URL, the tag, the ETag, the Last-Modified date, the links (each an encoded
+// entry) and the items (key, URL), each list after its length.
+func encodeMemo(url string, m *crawl.PageMemo) []byte {
+	n := 1 + 6*binary.MaxVarintLen64 + len(url) + len(m.Tag) + len(m.ETag) + len(m.LastModified)
+	for _, l := range m.Links {
+		n += binary.MaxVarintLen64 + 2 + len(l.URL)
+	}
+	for _, it := range m.Items {
+		n += 2*binary.MaxVarintLen64 + len(it.Key) + len(it.URL)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, memoVersion)
+	for _, s := range []string{url, m.Tag, m.ETag, m.LastModified} {
+		b = appendString(b, s)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Links)))
+	for _, l := range m.Links {
+		e := encodeEntry(l)
+		b = binary.AppendUvarint(b, uint64(len(e)))
+		b = append(b, e...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(m.Items)))
+	for _, it := range m.Items {
+		b = appendString(b, it.Key)
+		b = appendString(b, it.URL)
+	}
+	return b
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errShortMemo = errors.New("page memo is cut short")
+
+// decodeMemo reads what encodeMemo wrote.
+func decodeMemo(v []byte) (storedMemo, error) {
+	var m storedMemo
+	if len(v) == 0 || v[0] != memoVersion {
+		return m, fmt.Errorf("page memo of %d bytes has no version %d", len(v), memoVersion)
+	}
+	r := memoReader{b: v[1:]}
+	m.url, m.Tag, m.ETag, m.LastModified = r.string(), r.string(), r.string(), r.string()
+	links := r.count()
+	for i := uint64(0); i < links && r.err == nil; i++ {
+		e, err := decodeEntry([]byte(r.string()))
+		if err != nil && r.err == nil {
+			r.err = err
+		}
+		m.Links = append(m.Links, e)
+	}
+	items := r.count()
+	for i := uint64(0); i < items && r.err == nil; i++ {
+		m.Items = append(m.Items, crawl.ItemRef{Key: r.string(), URL: r.string()})
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = fmt.Errorf("page memo has %d bytes after its end", len(r.b))
+	}
+	return m, r.err
+}
+
+// memoReader reads the parts of an encoded memo, keeping the first error.
+type memoReader struct {
+	b   []byte
+	err error
+}
+
+func (r *memoReader) count() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 || n > uint64(len(r.b)) { // every element takes a byte at least
+		r.err = errShortMemo
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+func (r *memoReader) string() string {
+	n := r.count()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errShortMemo
+		return ""
+	}
+	s := string(r.b[:n])
+	r.b = r.b[n:]
+	return s
+}

@@ -1,0 +1,53 @@
+package state
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+func TestMemoCodec(t *testing.T) {
+	m := &crawl.PageMemo{Tag: "t", ETag: `W/"1"`, LastModified: "Tue, 01 Apr 2025 10:00:00 GMT",
+		Links: []crawl.Entry{{URL: "http://a.test/1", Kind: crawl.KindItem}, {URL: "http://a.test/p?page=2", Kind: crawl.KindListing, Paged: true}},
+		Items: []crawl.ItemRef{{Key: "k", URL: "http://a.test/1"}, {Key: "", URL: ""}}}
+	b := encodeMemo("http://a.test/", m)
+	got, err := decodeMemo(b)
+	if err != nil || got.url != "http://a.test/" || !reflect.DeepEqual(&got.PageMemo, m) {
+		t.Fatalf("decode = %+v, %v; want %+v", got, err, m)
+	}
+	for n := range len(b) {
+		if _, err := decodeMemo(b[:n]); err == nil {
+			t.Fatalf("a memo cut to %d of %d bytes decoded", n, len(b))
+		}
+	}
+	if _, err := decodeMemo(append(b, 0)); err == nil {
+		t.Fatal("a memo with a byte after its end decoded")
+	}
+}
+
+// A repair keeps no page memo: an item whose pending version was lost
+// must be fetched whole, not answered 304.
+func TestRepairKeepsNoMemo(t *testing.T) {
+	dir := t.TempDir()
+	populate(t, dir)
+	db := open(t, dir)
+	page := "http://shop.test/list/1"
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 99, Entry: entry(page, crawl.KindListing),
+		Memo: &crawl.PageMemo{ETag: `"x"`}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := db.Memo(page); err != nil || m == nil {
+		t.Fatalf("memo before the repair = %v, %v", m, err)
+	}
+	_ = db.Close()
+	path := statePath(dir)
+	garble(t, path, leavesOf(t, path, string(bucketVersions))[1])
+	if _, err := Repair(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db = open(t, dir)
+	if m, err := db.Memo(page); err != nil || m != nil {
+		t.Fatalf("memo after the repair = %+v, %v; want none", m, err)
+	}
+}
