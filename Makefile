@@ -9,13 +9,18 @@ build:
 	$(GO) build -o $(BIN) ./cmd/databrew-stage
 
 ## tools: the programs tests run, installed into bin/tools when missing:
-## versitygw, the S3 server of internal/s3test (its harness builds the same
+## versitygw, the S3 server of internal/s3test, and Azurite, the Azure Blob
+## server of internal/azuritetest, with npm (each harness installs the same
 ## version itself when a test runs without it)
 VERSITYGW_VERSION := v1.8.0
-tools: bin/tools/versitygw
+AZURITE_VERSION := 3.37.0
+tools: bin/tools/versitygw bin/tools/azurite/node_modules/.bin/azurite-blob
 
 bin/tools/versitygw:
 	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
+
+bin/tools/azurite/node_modules/.bin/azurite-blob:
+	npm install --prefix $(CURDIR)/bin/tools/azurite --save-exact --no-audit --no-fund azurite@$(AZURITE_VERSION)
 
 ## test: formatting, vet, and every test with the race detector
 test: lint tools

@@ -20,9 +20,9 @@
 // hidden state: there a part is written whole, create-only, and is visible
 // once finished, so readers must rely on _SUCCESS and the manifest.
 //
-// The S3 driver is always compiled in. The Google Cloud Storage and Azure
-// drivers add about 35 MiB to the binary, so they are behind build tags:
-// build with -tags gcs for gs:// and -tags azure for azblob://.
+// The S3 and Azure Blob Storage drivers are always compiled in. The Google
+// Cloud Storage driver adds about 30 MiB to the binary, so it is behind a
+// build tag: build with -tags gcs for gs://.
 //
 // Every key and prefix a Target's methods take is a full key in the bucket,
 // as Key returns it, and must lie under the output's prefix.

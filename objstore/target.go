@@ -34,14 +34,14 @@ type driver struct {
 	open func(ctx context.Context, bucketURL string) (*blob.Bucket, error)
 }
 
-// drivers holds the schemes compiled into this binary; the files behind
-// the gcs and azure build tags add theirs.
+// drivers holds the schemes compiled into this binary; azure.go adds
+// azblob, and the file behind the gcs build tag adds gs.
 var drivers = map[string]driver{
 	"s3": {hidesParts: true, open: blob.OpenBucket},
 }
 
 // taggedSchemes names the build tag each optional scheme needs.
-var taggedSchemes = map[string]string{"gs": "gcs", "azblob": "azure"}
+var taggedSchemes = map[string]string{"gs": "gcs"}
 
 // Target is one output in object storage: a bucket and a key prefix. Its
 // methods may be called from several goroutines.

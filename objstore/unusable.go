@@ -91,9 +91,12 @@ func (t *Target) unusable(ctx context.Context, step string, err error) error {
 	return &UnusableError{URL: t.url, Kind: kind, Reason: step + ": " + reason, Err: err}
 }
 
-// classify tells why a request failed, from the S3 error code, gocloud's
-// error code, or the transport's error.
+// classify tells why a request failed, from the S3 or Azure error code,
+// gocloud's error code, or the transport's error.
 func (t *Target) classify(err error) (reason string, kind error) {
+	if reason, kind, ok := t.classifyAzure(err); ok {
+		return reason, kind
+	}
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
 		switch code := ae.ErrorCode(); code {

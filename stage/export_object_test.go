@@ -21,9 +21,16 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// lake is an S3 server and the output prefix a config publishes into.
+// lakeServer is a test's object store server (versitygw, Azurite): it
+// gives the output URL of a prefix in its bucket.
+type lakeServer interface {
+	URL(prefix string) string
+}
+
+// lake is an object store server and the output prefix a config
+// publishes into.
 type lake struct {
-	srv    *s3test.Server
+	srv    lakeServer
 	t      *objstore.Target
 	prefix string
 }
@@ -34,12 +41,19 @@ func newLake(t *testing.T) *lake {
 	t.Helper()
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
-	tg, err := objstore.Open(context.Background(), srv.URL("exports"))
+	return openLake(t, srv, "exports")
+}
+
+// openLake opens the prefix of the server's bucket with the test's own
+// client; the server's environment must be set.
+func openLake(t *testing.T, srv lakeServer, prefix string) *lake {
+	t.Helper()
+	tg, err := objstore.Open(context.Background(), srv.URL(prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tg.Close() })
-	return &lake{srv: srv, t: tg, prefix: "exports"}
+	return &lake{srv: srv, t: tg, prefix: prefix}
 }
 
 // url is the output URL of the lake's prefix.
@@ -65,7 +79,8 @@ func (l *lake) keys(t testing.TB) []string {
 	return ks
 }
 
-// uploads lists the multipart uploads in progress under the output.
+// uploads lists the multipart uploads in progress under the output (none
+// but on S3).
 func (l *lake) uploads(t testing.TB) []string {
 	t.Helper()
 	us, err := l.t.ListUploads(context.Background(), l.t.Key(""))
@@ -76,7 +91,7 @@ func (l *lake) uploads(t testing.TB) []string {
 }
 
 // download copies every object under the output into a new local folder,
-// through S3, so the local readers can read the runs back.
+// through the store, so the local readers can read the runs back.
 func (l *lake) download(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -178,36 +193,58 @@ func TestObjectStore_ARunPublishesIntoS3(t *testing.T) {
 func TestObjectStore_APublishCutAtAnyStepReachesTheLakeExactlyOnce(t *testing.T) {
 	for _, step := range ObjectPublishSteps {
 		t.Run(string(step), func(t *testing.T) {
-			l := newLake(t)
-			f := newFixture(t, catalogsite.Options{Items: 30})
-			cfg := l.configIn(f, "")
-			rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("run 1: %v", err)
-			}
-			if step == StepUploaded || step == StepReady {
-				// The part is uploaded and hidden: listed as an upload,
-				// not as an object.
-				if us := l.uploads(t); len(us) != 1 || !strings.HasSuffix(us[0], "/part-00000.parquet") {
-					t.Fatalf("uploads after %s: %v, want the part", step, us)
-				}
-				if parts := slices.DeleteFunc(l.keys(t), func(k string) bool { return !strings.HasSuffix(k, ".parquet") }); len(parts) > 0 {
-					t.Fatalf("parts visible after %s: %v", step, parts)
-				}
-			}
-			rep2 := f.run(cfg, Options{})
-			expectEachItemOnceInLake(t, f, l)
-			_, committed := l.runPrefixes(t)
-			rolledForward := step == StepReady || step == StepVisible || step == StepCompleted
-			switch {
-			case len(committed) != 1:
-				t.Fatalf("committed runs %v, want one", committed)
-			case rolledForward && (rep2.Export.Published || path.Base(committed[0]) != "run="+rep.RunID):
-				t.Fatalf("after %s run 1 must be completed, not published again: run 2 export %+v, runs %v", step, rep2.Export, committed)
-			case !rolledForward && (!rep2.Export.Published || path.Base(committed[0]) != "run="+rep2.RunID):
-				t.Fatalf("after %s run 2 must publish what run 1 could not: %+v, runs %v", step, rep2.Export, committed)
-			}
+			publishCutAt(t, newLake(t), step)
 		})
+	}
+}
+
+// publishCutAt abandons a publish into the lake after step, as a crash
+// would, checks what the lake holds then, and runs again: every item
+// reaches exactly one committed run, no run prefix holds objects without
+// _SUCCESS, and no upload is left. A publish cut once its manifest is
+// recorded (ready, visible, completed) is rolled forward; one cut sooner
+// is rolled back and published again.
+func publishCutAt(t *testing.T, l *lake, step PublishStep) {
+	t.Helper()
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := l.configIn(f, "")
+	rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
+	if !errors.Is(err, errCrash) {
+		t.Fatalf("run 1: %v", err)
+	}
+	if step == StepUploaded || step == StepReady {
+		parts := slices.DeleteFunc(l.keys(t), func(k string) bool { return !strings.HasSuffix(k, ".parquet") })
+		if l.t.HidesParts() {
+			// The part is uploaded and hidden: listed as an upload,
+			// not as an object.
+			if us := l.uploads(t); len(us) != 1 || !strings.HasSuffix(us[0], "/part-00000.parquet") {
+				t.Fatalf("uploads after %s: %v, want the part", step, us)
+			}
+			if len(parts) > 0 {
+				t.Fatalf("parts visible after %s: %v", step, parts)
+			}
+		} else {
+			// The part is written whole and visible, but its run has
+			// no _SUCCESS: readers skip it.
+			if len(parts) != 1 || !strings.HasSuffix(parts[0], "/part-00000.parquet") {
+				t.Fatalf("parts after %s: %v, want the part, visible", step, parts)
+			}
+			if _, committed := l.runPrefixes(t); len(committed) > 0 {
+				t.Fatalf("runs committed after %s: %v", step, committed)
+			}
+		}
+	}
+	rep2 := f.run(cfg, Options{})
+	expectEachItemOnceInLake(t, f, l)
+	_, committed := l.runPrefixes(t)
+	rolledForward := step == StepReady || step == StepVisible || step == StepCompleted
+	switch {
+	case len(committed) != 1:
+		t.Fatalf("committed runs %v, want one", committed)
+	case rolledForward && (rep2.Export.Published || path.Base(committed[0]) != "run="+rep.RunID):
+		t.Fatalf("after %s run 1 must be completed, not published again: run 2 export %+v, runs %v", step, rep2.Export, committed)
+	case !rolledForward && (!rep2.Export.Published || path.Base(committed[0]) != "run="+rep2.RunID):
+		t.Fatalf("after %s run 2 must publish what run 1 could not: %+v, runs %v", step, rep2.Export, committed)
 	}
 }
 
@@ -284,7 +321,8 @@ func copyDir(t *testing.T, from, to string) {
 // nothing afterwards, and .last_run.json tells a sensor.
 func TestObjectStore_ABadOutputFailsBeforeAnyRequest(t *testing.T) {
 	l := newLake(t)
-	l.srv.AddUser(t, "reader", "reader-secret")
+	srv := l.srv.(*s3test.Server)
+	srv.AddUser(t, "reader", "reader-secret")
 	cases := []struct {
 		name   string
 		output string
@@ -292,12 +330,12 @@ func TestObjectStore_ABadOutputFailsBeforeAnyRequest(t *testing.T) {
 		kind   error
 		want   string
 	}{
-		{"missing bucket", l.srv.BucketURL("no-such-bucket", "exports"), nil, objstore.ErrNoBucket, `bucket "no-such-bucket" does not exist`},
+		{"missing bucket", srv.BucketURL("no-such-bucket", "exports"), nil, objstore.ErrNoBucket, `bucket "no-such-bucket" does not exist`},
 		{"wrong secret", l.url(), map[string]string{"AWS_SECRET_ACCESS_KEY": "wrong"}, objstore.ErrCredentials, "SignatureDoesNotMatch"},
 		{"access denied", l.url(), map[string]string{"AWS_ACCESS_KEY_ID": "reader", "AWS_SECRET_ACCESS_KEY": "reader-secret"},
 			objstore.ErrDenied, `access denied (AccessDenied): the credentials lack a permission on bucket "lake"`},
 		{"no credentials", l.url(), map[string]string{"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""}, objstore.ErrCredentials, "no credentials found"},
-		{"unreachable", strings.Replace(l.url(), url.QueryEscape(l.srv.Endpoint()), url.QueryEscape(s3test.ClosedEndpoint(t)), 1),
+		{"unreachable", strings.Replace(l.url(), url.QueryEscape(srv.Endpoint()), url.QueryEscape(s3test.ClosedEndpoint(t)), 1),
 			nil, objstore.ErrUnreachable, "cannot reach the endpoint"},
 	}
 	for _, c := range cases {
