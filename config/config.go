@@ -37,6 +37,9 @@ type Config struct {
 	// Request holds the headers and cookies every request to the allowed
 	// domains carries; their values print as "[redacted]".
 	Request Request
+	// Revisit, when set, lets a run skip item pages that are not due (the
+	// [revisit] table); nil fetches every item page every traversal.
+	Revisit *Revisit
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.
@@ -81,6 +84,21 @@ func (p Policy) Thresholds() verdict.Thresholds {
 		ErrorMinSamples:        p.ErrorMinSamples,
 	}
 }
+
+// Revisit is the [revisit] policy: an item page is fetched when the item
+// is new, when its card on a listing page changed (Extract.Listing.Card),
+// or when its interval ran out; the interval adapts per item between
+// MinAfter and MaxAfter, growing while the item stays unchanged and
+// shrinking when a change is found.
+type Revisit struct {
+	MinAfter, MaxAfter time.Duration
+}
+
+// Default revisit intervals.
+const (
+	DefaultRevisitMinAfter = 24 * time.Hour
+	DefaultRevisitMaxAfter = 14 * 24 * time.Hour
+)
 
 // Block holds the rules that recognise a page saying the crawler is
 // blocked: a ban or captcha page, or a status such as 401.

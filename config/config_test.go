@@ -127,6 +127,10 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"negative max_crawl_delay", strings.Replace(good, "concurrency = 4", `max_crawl_delay = "-1s"`, 1), 4, "policy.max_crawl_delay", "must not be negative"},
 		{"max_links_per_page below zero", strings.Replace(good, "concurrency = 4", `max_links_per_page = -1`, 1), 4, "policy.max_links_per_page", "between 0 and"},
 		{"error rate not a number", strings.Replace(good, "concurrency = 4", `max_error_rate = nan`, 1), 4, "policy.max_error_rate", "between 0 and 1"},
+		{"revisit max_after below min_after", good + "[revisit]\nmin_after = \"2d\"\nmax_after = \"1d\"\n", 11, "revisit.max_after", "shorter than min_after"},
+		{"revisit bad duration", good + "[revisit]\nmin_after = \"a day\"\n", 10, "revisit.min_after", `invalid duration "a day"`},
+		{"revisit bad card", good + "[revisit]\ncard = \"article[[\"\n", 10, "revisit.card", ""},
+		{"revisit with listing cards", strings.Replace(good, `item_links = "article h3 a"`, "items = \"article\"", 1) + "[item]\nkey = \"title\"\n[revisit]\n", 11, "revisit", "listing.items"},
 		{"start url without host name", strings.Replace(good, "http://127.0.0.1:1", "http://:1", 1), 2, "start_urls", "has no host name"},
 		{"start url host a dot", strings.Replace(good, "http://127.0.0.1:1", "http://.", 1), 2, "start_urls", "has no host name"},
 		{"control character in user agent", strings.Replace(good, "concurrency = 4", `user_agent = "bot\nX-Evil: 1"`, 1), 4, "policy.user_agent", "header"},
@@ -301,5 +305,32 @@ func TestOutputURLs(t *testing.T) {
 	// An object store output is no folder: storage may be anywhere.
 	if _, err := Parse("site.toml", []byte("storage = \"out\"\noutput = \"s3://lake/out\"\n"+good)); err != nil {
 		t.Errorf("storage beside an object store output: %v", err)
+	}
+}
+
+func TestRevisitAndDurationsInDays(t *testing.T) {
+	cfg, err := Parse("site.toml", []byte(good+"[revisit]\ncard = \"article\"\nmin_after = \"1d12h\"\nmax_after = \"14d\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Revisit; r == nil || r.MinAfter != 36*time.Hour || r.MaxAfter != 14*24*time.Hour || cfg.Extract.Listing.Card != "article" {
+		t.Fatalf("revisit %+v, card %q", cfg.Revisit, cfg.Extract.Listing.Card)
+	}
+	cfg, err = Parse("site.toml", []byte(good+"[revisit]\n"))
+	if err != nil || cfg.Revisit.MinAfter != DefaultRevisitMinAfter || cfg.Revisit.MaxAfter != DefaultRevisitMaxAfter {
+		t.Fatalf("defaults: %+v, %v", cfg.Revisit, err)
+	}
+	if cfg, err = Parse("site.toml", []byte(good)); err != nil || cfg.Revisit != nil {
+		t.Fatalf("no [revisit]: %+v, %v", cfg.Revisit, err)
+	}
+	for in, want := range map[string]time.Duration{"1d": 24 * time.Hour, "2d6h": 54 * time.Hour, "90m": 90 * time.Minute, " 3d ": 72 * time.Hour} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"d", "1.5d", "1dd", "-1d", "1d-2h", "99999999d"} {
+		if got, err := ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) = %v; want an error", in, got)
+		}
 	}
 }

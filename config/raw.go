@@ -5,18 +5,25 @@ package config
 // its line and key.
 
 type rawConfig struct {
-	Name           string     `toml:"name"`
-	StartURLs      []string   `toml:"start_urls"`
-	Storage        string     `toml:"storage"`
-	Output         string     `toml:"output"`
-	AllowedDomains []string   `toml:"allowed_domains"`
-	Policy         rawPolicy  `toml:"policy"`
-	Listing        rawListing `toml:"listing"`
-	Item           rawItem    `toml:"item"`
-	Block          rawBlock   `toml:"block"`
-	Export         rawExport  `toml:"export"`
-	Notify         rawNotify  `toml:"notify"`
-	Request        rawRequest `toml:"request"`
+	Name           string      `toml:"name"`
+	StartURLs      []string    `toml:"start_urls"`
+	Storage        string      `toml:"storage"`
+	Output         string      `toml:"output"`
+	AllowedDomains []string    `toml:"allowed_domains"`
+	Policy         rawPolicy   `toml:"policy"`
+	Listing        rawListing  `toml:"listing"`
+	Item           rawItem     `toml:"item"`
+	Block          rawBlock    `toml:"block"`
+	Export         rawExport   `toml:"export"`
+	Notify         rawNotify   `toml:"notify"`
+	Request        rawRequest  `toml:"request"`
+	Revisit        *rawRevisit `toml:"revisit"`
+}
+
+type rawRevisit struct {
+	Card     string `toml:"card"`
+	MinAfter string `toml:"min_after"`
+	MaxAfter string `toml:"max_after"`
 }
 
 type rawPolicy struct {

@@ -16,6 +16,9 @@ var knownKeys = func() map[string][]string {
 			name := strings.Split(f.Tag.Get("toml"), ",")[0]
 			m[prefix] = append(m[prefix], name)
 			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem() // an optional table
+			}
 			if ft.Kind() == reflect.Map {
 				if ft.Elem().Kind() == reflect.Struct {
 					// item.fields.<name>.<key>

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,7 +56,38 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Export = v.export(raw.Export)
 	cfg.Notify = Notify{Command: raw.Notify.Command, Timeout: v.duration("notify.timeout", raw.Notify.Timeout, time.Second)}
 	cfg.Request = v.request(raw.Request)
+	cfg.Revisit = v.revisit(raw.Revisit, &cfg.Extract.Listing)
 	return cfg
+}
+
+// revisit reads the [revisit] table; its card selector goes into the
+// listing spec, where the listing reader hashes each item link's card.
+func (v *validator) revisit(r *rawRevisit, listing *extract.ListingSpec) *Revisit {
+	if r == nil {
+		return nil
+	}
+	rv := &Revisit{MinAfter: DefaultRevisitMinAfter, MaxAfter: DefaultRevisitMaxAfter}
+	if r.MinAfter != "" {
+		rv.MinAfter = v.duration("revisit.min_after", r.MinAfter, time.Minute)
+	}
+	if r.MaxAfter != "" {
+		rv.MaxAfter = v.duration("revisit.max_after", r.MaxAfter, time.Minute)
+	}
+	if rv.MaxAfter < rv.MinAfter {
+		v.errorf("revisit.max_after", "%s is shorter than min_after (%s)", rv.MaxAfter, rv.MinAfter)
+	}
+	if listing.Items != "" {
+		v.errorf("revisit", "applies to item pages, and listing.items reads every item from its listing card: remove one of them")
+	}
+	if r.Card != "" {
+		if listing.Format == extract.FormatJSON {
+			v.errorf("revisit.card", "is a CSS selector of HTML listing pages; listing.format is json")
+		} else if _, err := cascadia.ParseGroup(r.Card); err != nil {
+			v.errorf("revisit.card", "%q: %v", r.Card, err)
+		}
+		listing.Card = r.Card
+	}
+	return rv
 }
 
 func (v *validator) startURLs(in []string) []string {
@@ -154,9 +186,9 @@ func within(path, dir string) bool {
 }
 
 func (v *validator) duration(key, s string, minimum time.Duration) time.Duration {
-	d, err := time.ParseDuration(strings.TrimSpace(s))
+	d, err := ParseDuration(s)
 	if err != nil {
-		v.errorf(key, "invalid duration %q (write it like \"500ms\", \"30s\" or \"5m\")", s)
+		v.errorf(key, "invalid duration %q (write it like \"500ms\", \"30s\", \"5m\" or \"14d\")", s)
 		return 0
 	}
 	if d < minimum {
@@ -167,6 +199,29 @@ func (v *validator) duration(key, s string, minimum time.Duration) time.Duration
 		}
 	}
 	return d
+}
+
+// ParseDuration reads a duration as time.ParseDuration does, and also
+// with whole days in front: "14d", "1d12h".
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	days, rest, ok := strings.Cut(s, "d")
+	if !ok || days == "" || strings.Trim(days, "0123456789") != "" {
+		return time.ParseDuration(s)
+	}
+	n, err := strconv.Atoi(days)
+	if err != nil || n > 100*365 {
+		return 0, fmt.Errorf("%q: too many days", s)
+	}
+	d := time.Duration(n) * 24 * time.Hour
+	if rest == "" {
+		return d, nil
+	}
+	r, err := time.ParseDuration(rest)
+	if err != nil || r < 0 {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	return d + r, nil
 }
 
 // size reads a byte size written as an integer or as text like "10MiB".

@@ -41,10 +41,25 @@ type Settings struct {
 	// Fields names the item fields in Values order, for the warning
 	// about a field that found nothing on any item.
 	Fields []string
+	// Revisit, when set, skips item pages that are not due (see
+	// RevisitPolicy); nil fetches every item page each traversal.
+	Revisit *RevisitPolicy
 	// MemoTag names how this run reads pages (a digest of the config's
 	// extraction, say): a page memo made with another tag is not reused,
 	// since a 304 would replay what another reading yielded.
 	MemoTag string
+}
+
+// RevisitPolicy decides which item pages a traversal fetches, as
+// incremental crawlers do: a page is fetched when the item is new (no
+// memo of its page), when the card around its link on a listing page
+// changed since that listing was last read, or when its interval ran out.
+// Each fetch adapts the page's interval, Nutch-style: half as long when
+// the page's items changed, half again as long when they did not, within
+// MinAfter and MaxAfter; the page is due again after the interval less up
+// to a quarter (jitter), so pages first read together spread over runs.
+type RevisitPolicy struct {
+	MinAfter, MaxAfter time.Duration
 }
 
 // BlockRules recognise a page or a status that says the crawler is

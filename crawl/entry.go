@@ -44,6 +44,10 @@ type Entry struct {
 	// next number follows it while it yields, and a 404 or an empty page
 	// ends the chain without a gap.
 	Paged bool
+	// Card is the digest of the card around an item link on the listing
+	// page that yielded it (see Link.Card); the queue and page memos keep
+	// it.
+	Card string
 }
 
 // Queued is an Entry with its place in the queue: entries are fetched in
@@ -78,12 +82,20 @@ type PageMemo struct {
 	ETag, LastModified string
 	Links              []Entry
 	Items              []ItemRef
+	// Interval and Due schedule an item page under a revisit policy: it
+	// is due again at Due, set from the adaptive Interval when the page
+	// was last read (see Settings.Revisit). Card is the digest of the card
+	// around the link that led to the page when it was read: a link with
+	// another card makes the page due at once.
+	Interval time.Duration
+	Due      time.Time
+	Card     string
 }
 
-// ItemRef names a stored item: its key and the URL it was read at (the
-// page's, or for a listing card the item's link).
+// ItemRef names a stored item: its key, the URL it was read at (the
+// page's, or for a listing card the item's link) and its content hash.
 type ItemRef struct {
-	Key, URL string
+	Key, URL, Hash string
 }
 
 // Conditional reports whether the memo can make a request conditional.
@@ -122,6 +134,12 @@ type Batch struct {
 	Enqueue []Queued
 	// Done are URLs the run finished, in the order it finished them.
 	Done []Done
+	// Skipped are item pages a revisit policy found not due: the store
+	// marks each seen in the traversal, unless it already is (then the
+	// skip is dropped), and counts its items skipped and seen, as a 304
+	// would have them without counting them unchanged (see
+	// Committed.Skipped). Applied after Enqueue.
+	Skipped []Skip
 	// Retry are URLs that failed during an outage and go back to the
 	// queue under new sequence numbers, leaving the failed set: applied
 	// after Done.
@@ -131,11 +149,22 @@ type Batch struct {
 }
 
 // Empty reports whether the batch holds nothing to apply.
-func (b *Batch) Empty() bool { return len(b.Enqueue) == 0 && len(b.Done) == 0 && len(b.Retry) == 0 }
+func (b *Batch) Empty() bool {
+	return len(b.Enqueue) == 0 && len(b.Done) == 0 && len(b.Retry) == 0 && len(b.Skipped) == 0
+}
+
+// Skip is an item page not fetched because it is not due, with the items
+// its memo says it holds.
+type Skip struct {
+	URL   string
+	Items []ItemRef
+}
 
 // Committed counts the item changes a batch stored.
 type Committed struct {
 	New, Changed, Unchanged int
+	// Skipped counts the items of skipped item pages (see Batch.Skipped).
+	Skipped int
 	// DuplicateKeys counts items not stored because another page holds
 	// their key; FirstDuplicate is the first of them.
 	DuplicateKeys  int
@@ -159,7 +188,7 @@ func (c *Committed) Duplicate(key, heldBy, alsoAt string) {
 
 // Add sums two counts, keeping the first duplicate.
 func (c Committed) Add(o Committed) Committed {
-	sum := Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged,
+	sum := Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged, Skipped: c.Skipped + o.Skipped,
 		DuplicateKeys: c.DuplicateKeys + o.DuplicateKeys, FirstDuplicate: c.FirstDuplicate}
 	if sum.FirstDuplicate == nil {
 		sum.FirstDuplicate = o.FirstDuplicate

@@ -55,7 +55,7 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 	c.links = make([]Entry, 0, len(y.Links))
 	itemLinks := 0
 	for _, l := range y.Links {
-		if r.appendLink(c, l.URL, l.Kind) && l.Kind == KindItem {
+		if r.appendLink(c, l) && l.Kind == KindItem {
 			itemLinks++
 		}
 	}
@@ -139,16 +139,16 @@ func SetPageNumber(u *url.URL, param string, n int) string {
 // appendLink adds a link the page yielded when it is in scope and reports
 // whether it did; a link longer than MaxURLBytes is a coverage gap
 // instead.
-func (r *run) appendLink(c *completion, raw string, kind Kind) bool {
-	norm, u, ok := Normalize(raw)
+func (r *run) appendLink(c *completion, l Link) bool {
+	norm, u, ok := Normalize(l.URL)
 	switch {
 	case !ok || !r.e.scope.Allows(u):
 		return false
 	case len(norm) > MaxURLBytes:
-		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(norm), Reason: tooLong(kind.String()+" link", len(norm), MaxURLBytes)})
+		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(norm), Reason: tooLong(l.Kind.String()+" link", len(norm), MaxURLBytes)})
 		return false
 	}
-	c.links = append(c.links, Entry{URL: norm, Kind: kind})
+	c.links = append(c.links, Entry{URL: norm, Kind: l.Kind, Card: l.Card})
 	return true
 }
 

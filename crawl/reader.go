@@ -60,6 +60,9 @@ type Yield struct {
 type Link struct {
 	URL  string
 	Kind Kind
+	// Card is a digest of the card around an item link on its listing
+	// page, when the config names one ([revisit] card); "" otherwise.
+	Card string
 }
 
 // PageError is a page a reader could not read.

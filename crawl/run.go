@@ -213,8 +213,12 @@ func (r *run) handle(c completion) {
 	}
 	r.tally.result(&c)
 	r.notes.page(&c)
-	if len(c.links) > 0 {
-		if err := r.sched.enqueue(c.links, r.stopping); err != nil {
+	links := c.links
+	if c.revisited {
+		links = c.due
+	}
+	if len(links) > 0 || len(c.skips) > 0 {
+		if err := r.sched.enqueue(links, c.skips, r.stopping); err != nil {
 			r.fail(err) // the page stays queued with its links
 			return
 		}

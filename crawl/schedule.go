@@ -70,13 +70,15 @@ func (s *schedule) next() (Queued, bool) { return s.front.popFront() }
 // putBack puts an entry that was not finished first in line.
 func (s *schedule) putBack(q Queued) { s.front.pushFront(q) }
 
-// enqueue gives new links sequence numbers and adds them to the batch;
+// enqueue gives new links sequence numbers and adds them to the batch,
+// with the item pages a revisit policy skips (those the traversal has not
+// seen);
 // pages that lead to others (listings, sitemaps) go to the front of the
 // frontier so discovery runs ahead, item pages to the back while there is
 // room; while the run stops they only wait in the store.
-func (s *schedule) enqueue(links []Entry, stopping bool) error {
+func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 	fresh := make([]Entry, 0, len(links))
-	urls := make([]string, 0, len(links))
+	urls := make([]string, 0, len(links)+len(skips))
 	for _, l := range links {
 		if _, dup := s.pending[l.URL]; dup {
 			continue
@@ -85,15 +87,32 @@ func (s *schedule) enqueue(links []Entry, stopping bool) error {
 		fresh = append(fresh, l)
 		urls = append(urls, l.URL)
 	}
-	if len(fresh) == 0 {
+	var skipping []Skip
+	for _, sk := range skips {
+		if _, dup := s.pending[sk.URL]; dup {
+			continue
+		}
+		s.pending[sk.URL] = struct{}{}
+		skipping = append(skipping, sk)
+		urls = append(urls, sk.URL)
+	}
+	if len(urls) == 0 {
 		return nil
 	}
 	seen, err := s.store.Seen(urls)
 	if err != nil {
-		for _, l := range fresh {
-			delete(s.pending, l.URL)
+		for _, u := range urls {
+			delete(s.pending, u)
 		}
 		return err
+	}
+	for i, sk := range skipping {
+		if seen[len(fresh)+i] {
+			delete(s.pending, sk.URL)
+			continue
+		}
+		s.addOp()
+		s.batch.Skipped = append(s.batch.Skipped, sk)
 	}
 	for i, l := range fresh {
 		if seen[i] {
@@ -145,7 +164,7 @@ func (s *schedule) addOp() {
 	}
 }
 
-func (s *schedule) ops() int { return len(s.batch.Done) + len(s.batch.Enqueue) }
+func (s *schedule) ops() int { return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) }
 
 // overdue reports whether the batch grew past batchMaxOps while the writer
 // is busy: the run must wait for the writer before it goes on.
@@ -191,6 +210,9 @@ func (s *schedule) settle(res committed) (Committed, error) {
 	}
 	for _, q := range res.batch.Enqueue {
 		delete(s.pending, q.URL)
+	}
+	for _, sk := range res.batch.Skipped {
+		delete(s.pending, sk.URL)
 	}
 	s.dry = false
 	return res.counts, nil

@@ -110,7 +110,8 @@ func (t *tally) gaps() int { return len(t.failed) + t.unusable }
 // fill writes the counts into a result.
 func (t *tally) fill(res *Result) {
 	res.Requests = t.requests
-	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged, DuplicateKeys: t.items.DuplicateKeys}
+	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged,
+		Skipped: t.items.Skipped, DuplicateKeys: t.items.DuplicateKeys}
 	res.CoverageGaps = t.gaps()
 	res.Gaps = append([]verdict.Gap{}, t.gapSamples...)
 	for _, g := range t.failed {

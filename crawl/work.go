@@ -55,6 +55,11 @@ type completion struct {
 	// memo replaces the store's memo of the page; forgetMemo removes it.
 	memo       *PageMemo
 	forgetMemo bool
+	// Under a revisit policy, due are the links to queue (c.links less
+	// the item pages that are not due, which are in skips).
+	revisited bool
+	due       []Entry
+	skips     []Skip
 }
 
 // worker fetches queued URLs until tasks closes.
@@ -183,93 +188,13 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		case j.class == verdict.ClassOK:
 			r.yield(q, y, &c)
 		}
-		c.remember(resp, r.e.s.MemoTag, hadMemo)
+		if r.e.s.Revisit != nil && c.class == verdict.ClassOK && q.Kind != KindItem {
+			r.sortDue(&c)
+		}
+		r.remember(&c, resp, memo, hadMemo)
 		resp.release()
 		return c
 	}
-}
-
-// memo is the store's memo of a queued page, when it was made with the
-// run's MemoTag, and whether the store has one at all; without a usable
-// one (or when it cannot be read) the page is fetched whole.
-func (r *run) memo(q Queued) (usable *PageMemo, exists bool) {
-	if r.e.d.Store == nil {
-		return nil, false
-	}
-	m, err := r.e.d.Store.Memo(q.URL)
-	if err != nil {
-		r.e.log.Warn("cannot read what the state keeps of a page; fetching it whole", "url", q.URL, "err", err)
-		return nil, false
-	}
-	if m == nil || m.Tag != r.e.s.MemoTag {
-		return nil, m != nil
-	}
-	return m, true
-}
-
-// conditionalHeader is hdr with the validators of memo: the site answers
-// 304 Not Modified when the page is as the memo has it.
-func conditionalHeader(hdr http.Header, m *PageMemo) http.Header {
-	h := make(http.Header, len(hdr)+2)
-	for k, v := range hdr {
-		h[k] = v
-	}
-	if m.ETag != "" {
-		h.Set("If-None-Match", m.ETag)
-	}
-	if m.LastModified != "" {
-		h.Set("If-Modified-Since", m.LastModified)
-	}
-	return h
-}
-
-// replay yields what a page that answered 304 yielded when the memo was
-// made: its links again (those still in scope) and its items, which the
-// store counts unchanged and seen.
-func (r *run) replay(q Queued, m *PageMemo, c *completion) {
-	c.notModified = true
-	c.links = make([]Entry, 0, len(m.Links))
-	itemLinks := 0
-	for _, l := range m.Links {
-		if _, u, ok := Normalize(l.URL); ok && r.e.scope.Allows(u) {
-			c.links = append(c.links, l)
-			if l.Kind == KindItem {
-				itemLinks++
-			}
-		}
-	}
-	c.touched = m.Items
-	c.usableItems = len(m.Items)
-	if q.Kind == KindItem {
-		return
-	}
-	c.fetchedStart = q.Start
-	c.yielded = itemLinks > 0 || len(m.Items) > 0
-}
-
-// remember decides what the store keeps of the page for its next
-// conditional request: a memo when the site sent validators with a page
-// read whole, without a gap; otherwise nothing (had says a memo exists to
-// remove). A 304 keeps the memo as it is; a failure leaves it to the
-// store.
-func (c *completion) remember(resp *Response, tag string, had bool) {
-	switch {
-	case c.notModified || c.class == verdict.ClassFailure || c.class == 0:
-		return
-	case resp == nil || c.class != verdict.ClassOK || c.gap || len(c.pageGaps) > 0 || c.unusableItems > 0:
-		c.forgetMemo = had
-		return
-	}
-	etag, lastModified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	if etag == "" && lastModified == "" {
-		c.forgetMemo = had
-		return
-	}
-	items := make([]ItemRef, len(c.items))
-	for i, it := range c.items {
-		items[i] = ItemRef{Key: it.Key, URL: it.URL}
-	}
-	c.memo = &PageMemo{Tag: tag, ETag: etag, LastModified: lastModified, Links: c.links, Items: items}
 }
 
 // middleware runs the run's middleware on a response and returns the stop

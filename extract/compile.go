@@ -27,6 +27,7 @@ type Extractor struct {
 	nextPage  cascadia.Selector
 	nextAttr  string // the attribute holding a next page's URL
 	items     cascadia.Selector
+	card      cascadia.Selector // [revisit] card around an item link
 
 	// A JSON listing; each nil when unset.
 	itemLinksJSON *jsonExpr
@@ -131,6 +132,7 @@ func (x *Extractor) compileListing(ls ListingSpec, bad func(string, string, erro
 	x.itemLinks = compileOptional(ls.ItemLinks, "item_links", bad)
 	x.nextPage = compileOptional(ls.NextPage, "next_page", bad)
 	x.items = compileOptional(ls.Items, "items", bad)
+	x.card = compileOptional(ls.Card, "card", bad)
 	if x.itemLinks != nil {
 		x.firstLink = goquery.SingleMatcher(x.itemLinks)
 	}

@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"net/url"
 
 	"github.com/PuerkitoBio/goquery"
@@ -13,6 +15,10 @@ type Listing struct {
 	// ItemLinks are absolute item page URLs, without fragments, de-duplicated
 	// in document order. In cards mode links inside cards are left out.
 	ItemLinks []string
+	// ItemCards holds, when ListingSpec.Card is set, a digest of the card
+	// around each item link (its first one), in ItemLinks order; "" for a
+	// link outside every card.
+	ItemCards []string
 	// NextPages are absolute URLs of further listing pages, likewise.
 	NextPages []string
 	// Items are the usable cards (cards mode only), in document order.
@@ -58,7 +64,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 		}
 	}
 	if x.itemLinks != nil {
-		set := linkSet{limit: x.spec.Listing.MaxLinks}
+		set := linkSet{limit: x.spec.Listing.MaxLinks, digests: x.card != nil}
 		matched := 0
 		for _, n := range root.FindMatcher(x.itemLinks).Nodes {
 			if len(cards) > 0 && inCard(n, cards) {
@@ -66,10 +72,14 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 			}
 			matched++
 			if link, ok := attrLink(base, n, "href"); ok {
-				set.add(link)
+				var digest func() string
+				if x.card != nil {
+					digest = func() string { return x.cardDigest(n) }
+				}
+				set.add(link, digest)
 			}
 		}
-		l.ItemLinks = set.list
+		l.ItemLinks, l.ItemCards = set.list, set.cards
 		l.Dropped += set.dropped
 		l.noteUnusable("item_links", x.spec.Listing.ItemLinks, "href", matched, len(set.list)+set.dropped)
 	}
@@ -78,7 +88,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 		nodes := root.FindMatcher(x.nextPage).Nodes
 		for _, n := range nodes {
 			if link, ok := attrLink(base, n, x.nextAttr); ok {
-				set.add(link)
+				set.add(link, nil)
 			}
 		}
 		l.NextPages = set.list
@@ -188,9 +198,14 @@ type linkSet struct {
 	seen    map[string]struct{}
 	limit   int
 	dropped int
+	// digests keeps cards, a digest per link in list (see Listing.ItemCards).
+	digests bool
+	cards   []string
 }
 
-func (s *linkSet) add(link string) {
+// add adds link unless the set has it; digest, called only for a link
+// that is added, gives its card's digest.
+func (s *linkSet) add(link string, digest func() string) {
 	if s.seen == nil {
 		for _, l := range s.list {
 			if l == link {
@@ -198,7 +213,7 @@ func (s *linkSet) add(link string) {
 			}
 		}
 		if len(s.list) < 32 && (s.limit <= 0 || len(s.list) < s.limit) {
-			s.list = append(s.list, link)
+			s.append(link, digest)
 			return
 		}
 		s.seen = make(map[string]struct{}, 2*len(s.list))
@@ -214,5 +229,32 @@ func (s *linkSet) add(link string) {
 		s.dropped++
 		return
 	}
+	s.append(link, digest)
+}
+
+func (s *linkSet) append(link string, digest func() string) {
 	s.list = append(s.list, link)
+	if s.digests {
+		d := ""
+		if digest != nil {
+			d = digest()
+		}
+		s.cards = append(s.cards, d)
+	}
+}
+
+// cardDigest is a digest of the HTML of the card around an item link node:
+// the node itself or its closest ancestor that matches the card selector;
+// "" when none does.
+func (x *Extractor) cardDigest(n *html.Node) string {
+	for c := n; c != nil; c = c.Parent {
+		if c.Type == html.ElementNode && x.card.Match(c) {
+			h := fnv.New128a()
+			if err := html.Render(h, c); err != nil {
+				return ""
+			}
+			return hex.EncodeToString(h.Sum(nil))
+		}
+	}
+	return ""
 }

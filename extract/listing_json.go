@@ -44,7 +44,7 @@ func (x *Extractor) jsonLinks(r *reader, e *jsonExpr, doc any, base *url.URL) ([
 	strs, found := jsonStrings(r, e, doc)
 	for _, s := range strs {
 		if link, ok := linkURL(base, s); ok {
-			set.add(link)
+			set.add(link, nil)
 		}
 	}
 	return set.list, set.dropped, found

@@ -130,6 +130,11 @@ type ListingSpec struct {
 	// JSON, an expression giving an array of objects); item fields are
 	// then read relative to each card and item pages are not fetched.
 	Items string
+	// Card, when set, selects the element around each item link (the
+	// closest ancestor, or the link itself, that matches): the listing
+	// yields a digest of its HTML with the link, so a change in what the
+	// card shows (a price, a stock badge) is seen without the item page.
+	Card string
 	// MaxLinks bounds what one listing page yields: at most MaxLinks item
 	// links, MaxLinks cards and MaxLinks next-page links, the first in
 	// document order; the rest are counted in Listing.Dropped. 0 means no

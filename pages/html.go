@@ -94,8 +94,12 @@ func (r *HTMLListing) Read(p crawl.Page) (crawl.Yield, error) {
 // listingYield turns what extract read of a listing page into its yield.
 func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
 	y := crawl.Yield{Links: make([]crawl.Link, 0, len(ls.ItemLinks)+len(ls.NextPages)), Items: ls.Items, Notes: ls.Notes}
-	for _, l := range ls.ItemLinks {
-		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindItem})
+	for i, l := range ls.ItemLinks {
+		link := crawl.Link{URL: l, Kind: crawl.KindItem}
+		if i < len(ls.ItemCards) {
+			link.Card = ls.ItemCards[i]
+		}
+		y.Links = append(y.Links, link)
 	}
 	for _, l := range ls.NextPages {
 		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})

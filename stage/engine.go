@@ -138,12 +138,21 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Block:      crawl.BlockRules{Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
 		Fields:     fieldNames(cfg.Extract.Fields),
 		MemoTag:    memoTag(cfg),
+		Revisit:    revisitPolicy(cfg.Revisit),
 	}, deps)
 	if err != nil {
 		client.Close()
 		return nil, nil, err
 	}
 	return eng, client.Close, nil
+}
+
+// revisitPolicy is the engine's form of the [revisit] table.
+func revisitPolicy(r *config.Revisit) *crawl.RevisitPolicy {
+	if r == nil {
+		return nil
+	}
+	return &crawl.RevisitPolicy{MinAfter: r.MinAfter, MaxAfter: r.MaxAfter}
 }
 
 // memoTagVersion changes when the way pages are read changes in ways

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
@@ -16,11 +17,13 @@ import (
 const (
 	flagStart = 1 << iota
 	flagPaged
+	flagCard
 )
 
-// encodeEntry lays an entry out as kind, flags, URL.
+// encodeEntry lays an entry out as kind, flags, URL, and with flagCard a
+// zero byte and the card digest (a normalised URL holds no zero byte).
 func encodeEntry(e crawl.Entry) []byte {
-	b := make([]byte, 2, 2+len(e.URL))
+	b := make([]byte, 2, 3+len(e.URL)+len(e.Card))
 	b[0] = byte(e.Kind)
 	if e.Start {
 		b[1] |= flagStart
@@ -28,14 +31,28 @@ func encodeEntry(e crawl.Entry) []byte {
 	if e.Paged {
 		b[1] |= flagPaged
 	}
-	return append(b, e.URL...)
+	b = append(b, e.URL...)
+	if e.Card != "" {
+		b[1] |= flagCard
+		b = append(b, 0)
+		b = append(b, e.Card...)
+	}
+	return b
 }
 
 func decodeEntry(v []byte) (crawl.Entry, error) {
 	if len(v) < 2 {
 		return crawl.Entry{}, fmt.Errorf("queue entry of %d bytes is too short", len(v))
 	}
-	return crawl.Entry{Kind: crawl.Kind(v[0]), Start: v[1]&flagStart != 0, Paged: v[1]&flagPaged != 0, URL: string(v[2:])}, nil
+	e := crawl.Entry{Kind: crawl.Kind(v[0]), Start: v[1]&flagStart != 0, Paged: v[1]&flagPaged != 0, URL: string(v[2:])}
+	if v[1]&flagCard != 0 {
+		url, card, ok := strings.Cut(e.URL, "\x00")
+		if !ok {
+			return crawl.Entry{}, errors.New("queue entry flags a card it does not hold")
+		}
+		e.URL, e.Card = url, card
+	}
+	return e, nil
 }
 
 // itemRecord is what the items bucket keeps per key: enough to detect a

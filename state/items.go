@@ -150,12 +150,13 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 }
 
 // touch records that a page which answered 304 Not Modified still holds
-// the item: counted unchanged, seen in this traversal. It reports false
+// the item (or, skipped, that a revisit policy did not fetch its page):
+// counted unchanged (skipped), seen in this traversal. It reports false
 // when it could not stand for a fetch: the key is not stored, is held for
 // another URL (counted a duplicate, as a fetch would be), is held as
 // removed, or had its hash cleared by a repair — the page must be fetched
 // whole next time.
-func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, error) {
+func (w itemWriter) touch(ref crawl.ItemRef, skipped bool, counts *crawl.Committed) (bool, error) {
 	k, _ := storedKey(ref.Key)
 	old := w.items.Get(k)
 	if old == nil {
@@ -172,7 +173,11 @@ func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, err
 	case rec.flags&itemRemoved != 0 || rec.hash == ([16]byte{}):
 		return false, nil
 	}
-	counts.Unchanged++
+	if skipped {
+		counts.Skipped++
+	} else {
+		counts.Unchanged++
+	}
 	if rec.traversal >= w.traversal {
 		return true, nil
 	}

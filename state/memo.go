@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -63,15 +64,17 @@ type storedMemo struct {
 }
 
 // encodeMemo lays a memo out as its version, then length-prefixed strings:
-// the URL, the tag, the ETag, the Last-Modified date, the links (each an encoded
-// entry) and the items (key, URL), each list after its length.
+// the URL, the tag, the ETag, the Last-Modified date; the links, each an
+// encoded entry and its card; the items, each a key, URL and hash; each
+// list after its length; then the interval in nanoseconds and the due time
+// in Unix nanoseconds (0 for none), as varints, and the card.
 func encodeMemo(url string, m *crawl.PageMemo) []byte {
-	n := 1 + 6*binary.MaxVarintLen64 + len(url) + len(m.Tag) + len(m.ETag) + len(m.LastModified)
+	n := 1 + 9*binary.MaxVarintLen64 + len(url) + len(m.Tag) + len(m.ETag) + len(m.LastModified) + len(m.Card)
 	for _, l := range m.Links {
-		n += binary.MaxVarintLen64 + 2 + len(l.URL)
+		n += 2*binary.MaxVarintLen64 + 2 + len(l.URL) + len(l.Card)
 	}
 	for _, it := range m.Items {
-		n += 2*binary.MaxVarintLen64 + len(it.Key) + len(it.URL)
+		n += 3*binary.MaxVarintLen64 + len(it.Key) + len(it.URL) + len(it.Hash)
 	}
 	b := make([]byte, 0, n)
 	b = append(b, memoVersion)
@@ -83,13 +86,21 @@ func encodeMemo(url string, m *crawl.PageMemo) []byte {
 		e := encodeEntry(l)
 		b = binary.AppendUvarint(b, uint64(len(e)))
 		b = append(b, e...)
+		b = appendString(b, l.Card)
 	}
 	b = binary.AppendUvarint(b, uint64(len(m.Items)))
 	for _, it := range m.Items {
 		b = appendString(b, it.Key)
 		b = appendString(b, it.URL)
+		b = appendString(b, it.Hash)
 	}
-	return b
+	b = binary.AppendVarint(b, int64(m.Interval))
+	var due int64
+	if !m.Due.IsZero() {
+		due = m.Due.UnixNano()
+	}
+	b = binary.AppendVarint(b, due)
+	return appendString(b, m.Card)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -113,12 +124,18 @@ func decodeMemo(v []byte) (storedMemo, error) {
 		if err != nil && r.err == nil {
 			r.err = err
 		}
+		e.Card = r.string()
 		m.Links = append(m.Links, e)
 	}
 	items := r.count()
 	for i := uint64(0); i < items && r.err == nil; i++ {
-		m.Items = append(m.Items, crawl.ItemRef{Key: r.string(), URL: r.string()})
+		m.Items = append(m.Items, crawl.ItemRef{Key: r.string(), URL: r.string(), Hash: r.string()})
 	}
+	m.Interval = time.Duration(r.varint())
+	if due := r.varint(); due != 0 {
+		m.Due = time.Unix(0, due).UTC()
+	}
+	m.Card = r.string()
 	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("page memo has %d bytes after its end", len(r.b))
 	}
@@ -137,6 +154,19 @@ func (r *memoReader) count() uint64 {
 	}
 	n, k := binary.Uvarint(r.b)
 	if k <= 0 || n > uint64(len(r.b)) { // every element takes a byte at least
+		r.err = errShortMemo
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+func (r *memoReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	n, k := binary.Varint(r.b)
+	if k <= 0 {
 		r.err = errShortMemo
 		return 0
 	}

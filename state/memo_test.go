@@ -3,14 +3,16 @@ package state
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
 )
 
 func TestMemoCodec(t *testing.T) {
 	m := &crawl.PageMemo{Tag: "t", ETag: `W/"1"`, LastModified: "Tue, 01 Apr 2025 10:00:00 GMT",
-		Links: []crawl.Entry{{URL: "http://a.test/1", Kind: crawl.KindItem}, {URL: "http://a.test/p?page=2", Kind: crawl.KindListing, Paged: true}},
-		Items: []crawl.ItemRef{{Key: "k", URL: "http://a.test/1"}, {Key: "", URL: ""}}}
+		Links:    []crawl.Entry{{URL: "http://a.test/1", Kind: crawl.KindItem, Card: "c1"}, {URL: "http://a.test/p?page=2", Kind: crawl.KindListing, Paged: true}},
+		Items:    []crawl.ItemRef{{Key: "k", URL: "http://a.test/1", Hash: "h"}, {Key: "", URL: ""}},
+		Interval: 36 * time.Hour, Due: time.Date(2026, 12, 1, 2, 3, 4, 5, time.UTC), Card: "c"}
 	b := encodeMemo("http://a.test/", m)
 	got, err := decodeMemo(b)
 	if err != nil || got.url != "http://a.test/" || !reflect.DeepEqual(&got.PageMemo, m) {

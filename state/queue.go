@@ -95,11 +95,11 @@ type batchCursor struct {
 	order []int
 	keys  [][]byte
 
-	enqueued, finished, retried int
+	enqueued, skipped, finished, retried int
 }
 
 func (c *batchCursor) done() bool {
-	return c.enqueued == len(c.Enqueue) && c.finished == len(c.Done) && c.retried == len(c.Retry)
+	return c.enqueued == len(c.Enqueue) && c.skipped == len(c.Skipped) && c.finished == len(c.Done) && c.retried == len(c.Retry)
 }
 
 // insertionOrder sorts the new URLs by their seen key. bbolt keeps a
@@ -148,6 +148,23 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		}
 	}
 	items := newItemWriter(tx, db.traversal)
+	for c.skipped < len(c.Skipped) && !full {
+		sk := &c.Skipped[c.skipped]
+		c.skipped++
+		key := seenKey(sk.URL)
+		if seenIn(seen, key, db.traversal) {
+			continue
+		}
+		if err := markSeen(seen, key, db.traversal); err != nil {
+			return full, err
+		}
+		for _, ref := range sk.Items {
+			if _, err := items.touch(ref, true, counts); err != nil {
+				return full, err
+			}
+		}
+		full = db.commitFull((len(sk.Items) + 1) * lookupBytes)
+	}
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]
 		c.finished++
@@ -171,7 +188,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		}
 		stands := true
 		for _, ref := range d.Touched {
-			ok, err := items.touch(ref, counts)
+			ok, err := items.touch(ref, false, counts)
 			if err != nil {
 				return full, err
 			}

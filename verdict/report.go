@@ -74,6 +74,9 @@ type ItemCounts struct {
 	Changed   int `json:"changed"`
 	Unchanged int `json:"unchanged"`
 	Removed   int `json:"removed"`
+	// Skipped counts items whose pages a [revisit] policy did not fetch
+	// because they were not due: seen on their listings, not read.
+	Skipped int `json:"skipped"`
 	// DuplicateKeys counts items the run did not store because another
 	// page holds their key: one page keeps a key, whatever the order pages
 	// are fetched in.
@@ -171,7 +174,11 @@ func (r RunReport) Summary() string {
 	if r.Requests.NotModified > 0 {
 		fmt.Fprintf(&b, " (%d not modified)", r.Requests.NotModified)
 	}
-	fmt.Fprintf(&b, " · %d new · %d changed · %d coverage gaps", r.Items.New, r.Items.Changed, r.CoverageGaps)
+	fmt.Fprintf(&b, " · %d new · %d changed", r.Items.New, r.Items.Changed)
+	if r.Items.Skipped > 0 {
+		fmt.Fprintf(&b, " · %d skipped", r.Items.Skipped)
+	}
+	fmt.Fprintf(&b, " · %d coverage gaps", r.CoverageGaps)
 	if r.Items.Removed > 0 {
 		fmt.Fprintf(&b, " · %d removed", r.Items.Removed)
 	}

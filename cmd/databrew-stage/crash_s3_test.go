@@ -45,7 +45,7 @@ func TestCrashLoopS3(t *testing.T) {
 		defer close(done)
 		r.run(stop)
 	}()
-	crashLoop(t, bin, t.TempDir(), lk)
+	crashLoop(t, bin, t.TempDir(), lk, "")
 	close(stop)
 	<-done
 	r.check(t)

@@ -91,11 +91,32 @@ func TestCrashLoop(t *testing.T) {
 	if *crashMount {
 		mounttest.Tmpfs(t, filepath.Join(dir, "out", "books"), "size=64m")
 	}
-	crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")})
+	crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")}, "")
 }
 
-// crashLoop runs the crash loop's trials against one kind of export root.
-func crashLoop(t *testing.T, bin, dir string, lk lake) {
+// TestCrashLoopRevisit is the crash loop with a [revisit] policy: within
+// the loop no item page is ever due by time, so an item page is fetched
+// only when the item is new, comes back, or its card changed. Every
+// price change shows on the cards: the loop's checks that the exports end
+// at each item's current state prove that no card-visible change is
+// missed, under kill -9.
+func TestCrashLoopRevisit(t *testing.T) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	skipped := crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")},
+		"\n[revisit]\ncard = \"article.product_pod\"\nmin_after = \"1d\"\nmax_after = \"14d\"\n")
+	if skipped == 0 {
+		t.Fatal("no completed run skipped an item page: the revisit policy was not at work")
+	}
+}
+
+// crashLoop runs the crash loop's trials against one kind of export root,
+// with extra TOML appended to its config, and returns the items the
+// completed runs skipped.
+func crashLoop(t *testing.T, bin, dir string, lk lake, extra string) (skipped int) {
 	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
 	srv := httptest.NewServer(site)
 	defer srv.Close()
@@ -116,7 +137,7 @@ pause = "0s"
 tombstones = true
 max_file_rows = 50
 row_group_rows = 16
-`, catalogsite.StartURL(srv.URL), lk.output(), catalogsite.ExtractConfig)
+%s`, catalogsite.StartURL(srv.URL), lk.output(), catalogsite.ExtractConfig, extra)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +171,7 @@ row_group_rows = 16
 			// The first runs of a trial are always killed.
 			how, rep := runOnce(t, bin, cfgPath, lk, rng, attempt < 3)
 			kills[how]++
+			skipped += rep.Items.Skipped
 			trace = append(trace, fmt.Sprintf("%s: stop %q outcome %q gaps %d traversal %+v items %+v export %+v",
 				how, rep.Stop, rep.Outcome, rep.CoverageGaps, rep.Traversal, rep.Items, rep.Export))
 			// Done when a traversal completed without a gap in any of its
@@ -161,7 +183,8 @@ row_group_rows = 16
 		site.ClearFaults()
 		checkExports(t, lk, site, hist, trial)
 	}
-	t.Logf("%d trials, %d runs: %v", *crashTrials, runs, kills)
+	t.Logf("%d trials, %d runs: %v; %d items skipped", *crashTrials, runs, kills, skipped)
+	return skipped
 }
 
 // mutate reprices a dozen items, removes three and adds or restores some.

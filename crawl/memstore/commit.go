@@ -15,6 +15,15 @@ func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		s.enqueue(q)
 	}
 	var counts crawl.Committed
+	for _, sk := range b.Skipped {
+		if _, seen := s.seen[sk.URL]; seen {
+			continue
+		}
+		s.seen[sk.URL] = struct{}{}
+		for _, ref := range sk.Items {
+			s.touch(ref, true, &counts)
+		}
+	}
 	for i := range b.Done {
 		d := &b.Done[i]
 		s.queue.remove(d.Seq)
@@ -29,7 +38,7 @@ func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		}
 		stands := true
 		for _, ref := range d.Touched {
-			stands = s.touch(ref, &counts) && stands
+			stands = s.touch(ref, false, &counts) && stands
 		}
 		switch {
 		case d.Failed:

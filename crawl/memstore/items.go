@@ -53,9 +53,10 @@ func (s *Store) holds(it *item, v *crawl.ItemVersion) bool {
 }
 
 // touch counts an item a page that answered 304 still holds unchanged
-// and seen in the traversal, and reports whether it could: not when the
+// (or that a skipped page holds, skipped) and seen in the traversal, and
+// reports whether it could: not when the
 // key is not stored, or is held for another URL (a duplicate).
-func (s *Store) touch(ref crawl.ItemRef, counts *crawl.Committed) bool {
+func (s *Store) touch(ref crawl.ItemRef, skipped bool, counts *crawl.Committed) bool {
 	it, ok := s.items[ref.Key]
 	switch {
 	case !ok:
@@ -64,7 +65,11 @@ func (s *Store) touch(ref crawl.ItemRef, counts *crawl.Committed) bool {
 		counts.Duplicate(ref.Key, it.url, ref.URL)
 		return false
 	}
-	counts.Unchanged++
+	if skipped {
+		counts.Skipped++
+	} else {
+		counts.Unchanged++
+	}
 	it.traversal = s.traversal
 	return true
 }

@@ -203,7 +203,7 @@ func (f *fixture) expectQueueSet(what string, want ...crawl.Entry) []crawl.Queue
 func (f *fixture) expectCounts(what string, got, want crawl.Committed) {
 	f.t.Helper()
 	same := got.New == want.New && got.Changed == want.Changed && got.Unchanged == want.Unchanged &&
-		got.DuplicateKeys == want.DuplicateKeys
+		got.Skipped == want.Skipped && got.DuplicateKeys == want.DuplicateKeys
 	switch {
 	case got.FirstDuplicate == nil || want.FirstDuplicate == nil:
 		same = same && got.FirstDuplicate == want.FirstDuplicate
@@ -216,7 +216,7 @@ func (f *fixture) expectCounts(what string, got, want crawl.Committed) {
 }
 
 func counts(c crawl.Committed) string {
-	s := fmt.Sprintf("%d new, %d changed, %d unchanged, %d duplicate keys", c.New, c.Changed, c.Unchanged, c.DuplicateKeys)
+	s := fmt.Sprintf("%d new, %d changed, %d unchanged, %d skipped, %d duplicate keys", c.New, c.Changed, c.Unchanged, c.Skipped, c.DuplicateKeys)
 	if d := c.FirstDuplicate; d != nil {
 		s += fmt.Sprintf(" (first: %q held by %s, also at %s)", d.Key, d.HeldBy, d.AlsoAt)
 	}

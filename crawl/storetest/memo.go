@@ -87,3 +87,23 @@ func touchedItemsCountUnchanged(f *fixture) {
 	got = f.yield(items(version("k", b, 3)))
 	f.expectCounts("k from b in traversal 3", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
 }
+
+func skippedPagesAreSeen(f *fixture) {
+	a := itemURL(1)
+	f.begin(start(startURL))
+	f.yield(items(version("k", a, 1)))
+	f.nextTraversal()
+	skip := crawl.Skip{URL: a, Items: []crawl.ItemRef{{Key: "k", URL: a}, {Key: "absent", URL: a}}}
+	got := f.commit(&crawl.Batch{Skipped: []crawl.Skip{skip}})
+	f.expectCounts("skipped", got, crawl.Committed{Skipped: 1})
+	if seen := f.seen(a); !seen[0] {
+		f.t.Fatal("a skipped page is not seen in the traversal")
+	}
+	got = f.commit(&crawl.Batch{Skipped: []crawl.Skip{skip}})
+	f.expectCounts("skipped again", got, crawl.Committed{})
+	for _, q := range f.read() {
+		if q.URL == a {
+			f.t.Fatalf("a skipped page is queued: %+v", q)
+		}
+	}
+}

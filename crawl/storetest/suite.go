@@ -44,6 +44,7 @@ func Run(t *testing.T, newStore func(t *testing.T) crawl.Store) {
 		{"ReadAndSeenWhileCommitting", readWhileCommitting},
 		{"MemoIsReplacedForgottenOrKeptAsDoneSays", memoReplacedForgottenKept},
 		{"TouchedItemsCountUnchangedWhenHeldForTheirURL", touchedItemsCountUnchanged},
+		{"SkippedPagesAreSeenAndTheirItemsCountSkippedOnce", skippedPagesAreSeen},
 	}
 	for _, p := range properties {
 		t.Run(p.name, func(t *testing.T) { p.check(&fixture{t: t, s: newStore(t)}) })

@@ -1,0 +1,65 @@
+package crawl
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// reschedule sets an item page's next visit: its interval halves when its
+// items changed and grows by half when they did not (the first is
+// MinAfter), within the policy's bounds, and it is due after the interval
+// less up to a quarter of it.
+func (r *run) reschedule(m, old *PageMemo, changed bool) {
+	p := r.e.s.Revisit
+	interval := p.MinAfter
+	if old != nil && old.Interval > 0 {
+		interval = old.Interval * 3 / 2
+		if changed {
+			interval = old.Interval / 2
+		}
+	}
+	interval = min(max(interval, p.MinAfter), p.MaxAfter)
+	jitter := time.Duration(rand.Int64N(int64(interval)/4 + 1))
+	m.Interval, m.Due = interval, r.e.d.Clock.Now().Add(interval-jitter).UTC()
+}
+
+// itemsChanged reports whether a page's items differ from a memo's: other
+// keys, or other content hashes.
+func itemsChanged(before, now []ItemRef) bool {
+	if len(before) != len(now) {
+		return true
+	}
+	hashes := make(map[string]string, len(before))
+	for _, it := range before {
+		hashes[it.Key] = it.Hash
+	}
+	for _, it := range now {
+		if h, ok := hashes[it.Key]; !ok || h != it.Hash {
+			return true
+		}
+	}
+	return false
+}
+
+// sortDue splits a listing's item links under the revisit policy: a link
+// is due when its page has no memo (a new item), when its card differs
+// from the one the page's memo recorded (a change the card shows), or when
+// the page's Due has come. The others are skipped: their items count as
+// seen.
+func (r *run) sortDue(c *completion) {
+	now := r.e.d.Clock.Now()
+	c.revisited = true
+	c.due = make([]Entry, 0, len(c.links))
+	for _, l := range c.links {
+		if l.Kind != KindItem {
+			c.due = append(c.due, l)
+			continue
+		}
+		m, _ := r.memo(Queued{Entry: l})
+		if m == nil || m.Due.IsZero() || !now.Before(m.Due) || m.Card != l.Card {
+			c.due = append(c.due, l)
+			continue
+		}
+		c.skips = append(c.skips, Skip{URL: l.URL, Items: m.Items})
+	}
+}
