@@ -73,7 +73,8 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		notes:  newNotices(len(e.s.Fields)),
 	}
 	r.traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
-	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued)
+	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued,
+		"forgotten_urls", start.Forgotten)
 
 	r.loop(ctx)
 	r.progress()

@@ -76,6 +76,10 @@ type Start struct {
 	NextSeq uint64
 	// Queued is how many entries wait in the queue.
 	Queued int
+	// Forgotten counts the URLs a new traversal dropped from the store
+	// because no traversal linked them for a while (a store may keep
+	// them all: then it is 0).
+	Forgotten int
 }
 
 // Finish is the state a run leaves behind.

@@ -59,6 +59,11 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		return crawl.Start{}, fmt.Errorf("begin run in %s: %w", db.dir, err)
 	}
 	db.traversal = st.Traversal
+	if st.NewTraversal {
+		if st.Forgotten, err = db.forget(st.Traversal); err != nil {
+			return crawl.Start{}, fmt.Errorf("begin run in %s: forget URLs no longer linked: %w", db.dir, err)
+		}
+	}
 	return st, nil
 }
 

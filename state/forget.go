@@ -1,0 +1,83 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// ForgetAfterTraversals is how many whole traversals in a row must not
+// link a URL before a new traversal drops it from the seen set, with its
+// page memo: a site that stopped linking a page does not grow the state
+// forever. A URL linked again is a new URL (its page is read whole).
+const ForgetAfterTraversals = 3
+
+// forgetBatch bounds the keys one transaction of forget deletes.
+const forgetBatch = 4096
+
+// forget drops the seen entries, and the page memos, of the URLs no
+// traversal from traversal-ForgetAfterTraversals on linked, in
+// transactions of forgetBatch keys; it returns how many it dropped. A
+// crash between two transactions leaves the rest for the next traversal.
+func (db *DB) forget(traversal uint64) (int, error) {
+	if traversal <= ForgetAfterTraversals+1 {
+		return 0, nil
+	}
+	last := traversal - 1 - ForgetAfterTraversals // the newest traversal to forget
+	var after []byte
+	forgotten := 0
+	for {
+		var stale [][]byte
+		var next []byte
+		err := db.bolt.View(func(tx *bolt.Tx) error {
+			c := tx.Bucket(bucketSeen).Cursor()
+			k, v := c.First()
+			if after != nil {
+				if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
+					k, v = c.Next()
+				}
+			}
+			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
+				db.scanned(len(k) + len(v))
+				if len(v) == 8 && binary.BigEndian.Uint64(v) <= last {
+					stale = append(stale, bytes.Clone(k))
+				}
+				next = k
+			}
+			if k == nil {
+				next = nil
+			} else {
+				next = bytes.Clone(next)
+			}
+			return nil
+		})
+		db.afterRead()
+		if err != nil {
+			return forgotten, err
+		}
+		if len(stale) > 0 {
+			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+				seen, pages := tx.Bucket(bucketSeen), tx.Bucket(bucketPages)
+				for _, k := range stale {
+					if err := seen.Delete(k); err != nil {
+						return false, false, err
+					}
+					if err := pages.Delete(k); err != nil {
+						return false, false, err
+					}
+				}
+				db.lookups(2 * len(stale))
+				return false, true, nil
+			})
+			if err != nil {
+				return forgotten, err
+			}
+			forgotten += len(stale)
+		}
+		if next == nil {
+			return forgotten, nil
+		}
+		after = next
+	}
+}
