@@ -68,6 +68,7 @@ demo:
 ## bench: crawl a local catalog site with databrew-stage and with Colly, side by side
 BENCH_ITEMS ?= 10000,100000
 BENCH_RUNS ?= 3,1
+BENCH_RERUN_ITEMS ?= 10000,200000
 bench:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
 	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
@@ -76,6 +77,7 @@ bench:
 	$(GO) run ./bench/exportbench -format parquet -bin bin/databrew-stage
 	$(GO) run ./bench/exportbench -format arrow
 	$(GO) test -run '^$$' -bench Sitemap50000URLs -benchtime 10x ./pages
+	$(GO) run ./bench/rerunbench -items $(BENCH_RERUN_ITEMS)
 
 clean:
 	rm -rf bin databrew-demo

@@ -269,3 +269,35 @@ func TestFaultKindNames(t *testing.T) {
 		t.Errorf("stub is %d bytes", len(stubBody))
 	}
 }
+
+func TestStepChangesAboutOnePercentEach(t *testing.T) {
+	s := New(Options{Items: 10000})
+	before := map[int]Item{}
+	for _, it := range s.Items() {
+		before[it.ID] = it
+	}
+	c := s.Step(1)
+	if c != (StepCounts{Removed: 100, Repriced: 200, Restocked: 100, Added: 100}) {
+		t.Fatalf("step = %+v", c)
+	}
+	var removed, repriced, restocked, added int
+	for _, it := range s.Items() {
+		old, ok := before[it.ID]
+		switch {
+		case !ok:
+			added++
+		case it.Removed:
+			removed++
+		case it.Price != old.Price:
+			repriced++
+		case it.Stock != old.Stock:
+			restocked++
+		}
+	}
+	if removed != 100 || repriced != 200 || restocked != 100 || added != 100 {
+		t.Fatalf("the catalog shows %d removed, %d repriced, %d restocked, %d added", removed, repriced, restocked, added)
+	}
+	if c2 := s.Step(2); c2 != c {
+		t.Fatalf("second step = %+v; 10,000 items are visible again, so want %+v", c2, c)
+	}
+}

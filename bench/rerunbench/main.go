@@ -1,0 +1,197 @@
+// Command rerunbench measures what a rerun costs: it serves the bundled
+// catalog on loopback and runs the stage on it (through stage.Run, the
+// benchmark's config, tombstones on) four times per mode — a first run; a
+// rerun on the unchanged site; a rerun after one catalog step (about 1%
+// removed, 2% repriced on the cards, 1% restocked on the item pages only,
+// 1% added); and a rerun max_after later on a clock it moves (no
+// sleeping), when every item page is due. The modes are "conditional"
+// (no [revisit]: every page is requested, conditionally) and "revisit"
+// ([revisit] card, min_after 1d, max_after 14d). It prints a table and
+// checks the goals: an unchanged rerun with at most 5% of the first run's
+// bytes and no row, and under [revisit] at least 10x faster; after a step,
+// under [revisit] at most the listing pages plus 1.2x the new and repriced
+// items requested; every new, removed and repriced item exported in that
+// run, and the restocked ones by then (conditional) or by the run
+// max_after later ([revisit]). It exits 1 when a goal is missed.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/gctune"
+	"github.com/databrew/databrew-stage/stage"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+const configTOML = `name = "bench"
+start_urls = [%q]
+storage = %q
+output = %q
+
+[policy]
+concurrency = %d
+delay = "0s"
+timeout = "30s"
+retries = 2
+min_body_bytes = 512
+respect_robots = true
+
+[export]
+tombstones = true
+%s` + catalogsite.ExtractConfig
+
+const revisitTOML = `
+[revisit]
+card = "article.product_pod"
+min_after = "1d"
+max_after = "14d"
+`
+
+// shiftedClock is the system clock moved ahead by off.
+type shiftedClock struct {
+	crawl.SystemClock
+	off time.Duration
+}
+
+func (c shiftedClock) Now() time.Time { return time.Now().Add(c.off) }
+
+// row is one run's line of the table.
+type row struct {
+	items            int
+	mode, run        string
+	seconds          float64
+	requests, notMod int
+	skipped, rows    int
+	bytes            int64
+	report           verdict.RunReport
+}
+
+func main() {
+	gctune.Apply()
+	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
+	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
+	flag.Parse()
+	var rows []row
+	ok := true
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 100 {
+			fmt.Fprintf(os.Stderr, "rerunbench: -items: %q is not a size of at least 100\n", f)
+			os.Exit(2)
+		}
+		for _, mode := range []string{"conditional", "revisit"} {
+			rs, good, err := measure(n, mode, *concurrency)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "rerunbench:", err)
+				os.Exit(1)
+			}
+			rows = append(rows, rs...)
+			ok = ok && good
+		}
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "items\tmode\trun\tseconds\tvs first\trequests\tnot modified\tskipped\tbody MiB\tvs first\trows\t")
+	var first row
+	for _, r := range rows {
+		if r.run == "first" {
+			first = r
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%.2f\t%.1fx\t%d\t%d\t%d\t%.1f\t%.1f%%\t%d\t\n", r.items, r.mode, r.run, r.seconds,
+			first.seconds/max(r.seconds, 1e-6), r.requests, r.notMod, r.skipped, float64(r.bytes)/(1<<20),
+			100*float64(r.bytes)/float64(max(first.bytes, 1)), r.rows)
+	}
+	_ = w.Flush()
+	if !ok {
+		os.Exit(1)
+	}
+}
+
+// measure runs the four runs of one mode on a fresh catalog of n items.
+func measure(n int, mode string, concurrency int) ([]row, bool, error) {
+	site := catalogsite.New(catalogsite.Options{Items: n})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	dir, err := os.MkdirTemp("", "rerunbench-")
+	if err != nil {
+		return nil, false, err
+	}
+	defer os.RemoveAll(dir)
+	extra := ""
+	if mode == "revisit" {
+		extra = revisitTOML
+	}
+	doc := fmt.Sprintf(configTOML, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out"), concurrency, extra)
+	cfg, err := config.Parse(filepath.Join(dir, "bench.toml"), []byte(doc))
+	if err != nil {
+		return nil, false, err
+	}
+	var rows []row
+	run := func(name string, off time.Duration) (row, error) {
+		site.ResetStats()
+		t0 := time.Now()
+		rep, err := stage.Run(context.Background(), *cfg, stage.Options{Clock: shiftedClock{off: off}})
+		r := row{items: n, mode: mode, run: name, seconds: time.Since(t0).Seconds(), requests: rep.Requests.Total,
+			notMod: rep.Requests.NotModified, skipped: rep.Items.Skipped, rows: rep.Export.Rows, bytes: site.BytesSent(), report: rep}
+		if err == nil && rep.Outcome != verdict.OutcomeSuccess {
+			err = fmt.Errorf("%s run: %s", name, rep.Summary())
+		}
+		rows = append(rows, r)
+		return r, err
+	}
+	first, err := run("first", 0)
+	if err != nil {
+		return nil, false, err
+	}
+	same, err := run("unchanged", time.Hour)
+	if err != nil {
+		return nil, false, err
+	}
+	step := site.Step(1)
+	after, err := run("after a step", 2*time.Hour)
+	if err != nil {
+		return nil, false, err
+	}
+	later, err := run("max_after later", 14*24*time.Hour+3*time.Hour)
+	if err != nil {
+		return nil, false, err
+	}
+	good := true
+	check := func(cond bool, format string, args ...any) {
+		if !cond {
+			good = false
+			fmt.Fprintf(os.Stderr, "rerunbench: %d items, %s: goal missed: %s\n", n, mode, fmt.Sprintf(format, args...))
+		}
+	}
+	listings := (n + site.Options().PerPage - 1) / site.Options().PerPage
+	if mode == "revisit" { // conditional requests alone still make every request
+		check(first.seconds >= 10*same.seconds, "unchanged rerun %.2fs, first run %.2fs: not 10x faster", same.seconds, first.seconds)
+	}
+	check(same.bytes*20 <= first.bytes, "unchanged rerun sent %d body bytes, first %d: over 5%%", same.bytes, first.bytes)
+	check(same.rows == 0, "unchanged rerun exported %d rows", same.rows)
+	budget := listings + 1 + (12*(step.Added+step.Repriced)+9)/10
+	if mode == "revisit" {
+		check(after.requests <= budget, "after a step: %d requests, budget %d (listings %d + 1.2 x (%d new + %d repriced))",
+			after.requests, budget, listings, step.Added, step.Repriced)
+	}
+	it := after.report.Items
+	check(it.New == step.Added && it.Removed == step.Removed && it.Changed >= step.Repriced,
+		"after a step: items %+v; the step added %d, removed %d, repriced %d", it, step.Added, step.Removed, step.Repriced)
+	if mode == "revisit" {
+		check(later.report.Items.Changed == step.Restocked, "max_after later: %d changed, the step restocked %d", later.report.Items.Changed, step.Restocked)
+	} else {
+		check(it.Changed == step.Repriced+step.Restocked, "after a step: %d changed, the step repriced %d and restocked %d", it.Changed, step.Repriced, step.Restocked)
+	}
+	return rows, good, nil
+}
