@@ -22,6 +22,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -67,6 +68,9 @@ type shiftedClock struct {
 
 func (c shiftedClock) Now() time.Time { return time.Now().Add(c.off) }
 
+// cpuProfile names the file of the -cpuprofile flag.
+var cpuProfile string
+
 // row is one run's line of the table.
 type row struct {
 	items            int
@@ -82,6 +86,7 @@ func main() {
 	gctune.Apply()
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the unchanged rerun under [revisit] to this file")
 	flag.Parse()
 	var rows []row
 	ok := true
@@ -140,6 +145,17 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	var rows []row
 	run := func(name string, off time.Duration) (row, error) {
 		site.ResetStats()
+		if cpuProfile != "" && mode == "revisit" && name == "unchanged" {
+			f, err := os.Create(cpuProfile)
+			if err != nil {
+				return row{}, err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return row{}, err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		t0 := time.Now()
 		rep, err := stage.Run(context.Background(), *cfg, stage.Options{Clock: shiftedClock{off: off}})
 		r := row{items: n, mode: mode, run: name, seconds: time.Since(t0).Seconds(), requests: rep.Requests.Total,
