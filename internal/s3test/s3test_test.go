@@ -4,13 +4,10 @@ package s3test
 
 import (
 	"context"
-	"errors"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +54,8 @@ func roundTrip(t *testing.T, s *Server, key string) {
 	}
 }
 
+// TestStartKillRestart keeps an object through a crash of the server and
+// its restart on the same folder and port.
 func TestStartKillRestart(t *testing.T) {
 	s := Start(t)
 	s.SetEnv(t)
@@ -65,56 +64,11 @@ func TestStartKillRestart(t *testing.T) {
 		t.Errorf("the object is not a file under Dir: %v", err)
 	}
 
-	pid := s.cmd.Process.Pid
 	s.Kill()
-	if alive(pid) {
-		t.Fatal("the process survived Kill")
-	}
 	if c, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
 		c.Close()
 		t.Fatal("something still listens after Kill")
 	}
-
 	s.Restart(t)
-	if s.cmd.Process.Pid == pid {
-		t.Fatal("Restart did not start a new process")
-	}
 	roundTrip(t, s, "a/b/c.txt") // the object survived, on the same port
-	resp, err := http.Get(s.Endpoint() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-}
-
-func TestStoppedWhenTheTestEnds(t *testing.T) {
-	var pid int
-	t.Run("server", func(t *testing.T) {
-		s := Start(t)
-		pid = s.cmd.Process.Pid
-	})
-	if alive(pid) {
-		t.Fatalf("versitygw %d still runs after its test ended", pid)
-	}
-}
-
-func TestBinaryFromEnv(t *testing.T) {
-	bin := binary(t)
-	t.Setenv("DATABREW_VERSITYGW", bin)
-	if got := binary(t); got != bin {
-		t.Fatalf("binary = %q; want DATABREW_VERSITYGW's %q", got, bin)
-	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// alive reports whether a process with this id exists.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
