@@ -1,7 +1,0 @@
-//go:build !unix
-
-package azuritetest
-
-// lockFile is a no-op where flock does not exist: parallel test processes
-// may then install Azurite more than once, which is slow but harmless.
-func lockFile(string) (func(), error) { return func() {}, nil }
