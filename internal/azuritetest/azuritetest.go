@@ -19,7 +19,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -121,11 +120,7 @@ func (s *Server) ContainerURL(name, prefix string) string {
 	q.Set("domain", s.addr)
 	q.Set("localemu", "true")
 	q.Set("protocol", "http")
-	u := "azblob://" + name
-	if prefix = strings.TrimPrefix(prefix, "/"); prefix != "" {
-		u += "/" + prefix
-	}
-	return u + "?" + q.Encode()
+	return testserver.StoreURL("azblob", name, prefix, q)
 }
 
 // Env is the environment gocloud's azblob opener needs to reach this
@@ -153,10 +148,7 @@ func (s *Server) Env() []string {
 // test (with t.Setenv, so the test cannot run in parallel).
 func (s *Server) SetEnv(t testing.TB) {
 	t.Helper()
-	for _, kv := range s.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	testserver.SetEnv(t, s.Env())
 }
 
 // CreateContainer creates a container as the development account.

@@ -17,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -107,11 +106,7 @@ func (s *Server) BucketURL(bucket, prefix string) string {
 	q.Set("use_path_style", "true")
 	q.Set("region", Region)
 	q.Set("disable_https", "true")
-	u := "s3://" + bucket
-	if prefix = strings.TrimPrefix(prefix, "/"); prefix != "" {
-		u += "/" + prefix
-	}
-	return u + "?" + q.Encode()
+	return testserver.StoreURL("s3", bucket, prefix, q)
 }
 
 // Env is the environment an S3 client needs to reach this server as its
@@ -137,10 +132,7 @@ func (s *Server) Env() []string {
 // test (with t.Setenv, so the test cannot run in parallel).
 func (s *Server) SetEnv(t testing.TB) {
 	t.Helper()
-	for _, kv := range s.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	testserver.SetEnv(t, s.Env())
 }
 
 // AddUser creates a user of the role "user" with the given keys: valid

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -202,4 +203,25 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// StoreURL is the output URL scheme://bucket/prefix?query, or
+// scheme://bucket?query for an empty prefix; a leading slash of prefix
+// is dropped.
+func StoreURL(scheme, bucket, prefix string, query url.Values) string {
+	u := scheme + "://" + bucket
+	if prefix = strings.TrimPrefix(prefix, "/"); prefix != "" {
+		u += "/" + prefix
+	}
+	return u + "?" + query.Encode()
+}
+
+// SetEnv sets the KEY=VALUE entries of env in this process for the rest
+// of the test (with t.Setenv, so the test cannot run in parallel).
+func SetEnv(t testing.TB, env []string) {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
 }
