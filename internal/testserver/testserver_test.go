@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,6 +177,31 @@ func TestClosedEndpoint(t *testing.T) {
 	}
 	if listening(strings.TrimPrefix(e, "http://")) {
 		t.Fatalf("something listens on %s", e)
+	}
+}
+
+func TestStoreURL(t *testing.T) {
+	q := url.Values{"b": {"2"}, "a": {"1 2"}}
+	for prefix, want := range map[string]string{
+		"":               "s3://lake?a=1+2&b=2",
+		"/":              "s3://lake?a=1+2&b=2",
+		"exports/shop":   "s3://lake/exports/shop?a=1+2&b=2",
+		"/exports/shop/": "s3://lake/exports/shop/?a=1+2&b=2",
+	} {
+		if got := StoreURL("s3", "lake", prefix, q); got != want {
+			t.Errorf("StoreURL(%q) = %q; want %q", prefix, got, want)
+		}
+	}
+}
+
+func TestSetEnv(t *testing.T) {
+	t.Setenv("TESTSERVER_A", "before")
+	SetEnv(t, []string{"TESTSERVER_A=", "TESTSERVER_B=x=y"})
+	if a, ok := os.LookupEnv("TESTSERVER_A"); a != "" || !ok {
+		t.Errorf("TESTSERVER_A = %q, %v; want set and empty", a, ok)
+	}
+	if b := os.Getenv("TESTSERVER_B"); b != "x=y" {
+		t.Errorf("TESTSERVER_B = %q; want x=y", b)
 	}
 }
 
