@@ -3,14 +3,13 @@
 package azuritetest
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/internal/objstoretest"
 )
 
 func TestURLAndEnv(t *testing.T) {
@@ -34,29 +33,6 @@ func TestURLAndEnv(t *testing.T) {
 	}
 }
 
-// roundTrip writes an object through objstore, unless it is there, and
-// reads it back.
-func roundTrip(t *testing.T, s *Server, key string) {
-	t.Helper()
-	tg, err := objstore.Open(context.Background(), s.URL(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	ctx := context.Background()
-	if _, exists, err := tg.Stat(ctx, key); err != nil {
-		t.Fatal(err)
-	} else if !exists {
-		if err := tg.Put(ctx, key, []byte(key)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := tg.Read(ctx, key)
-	if err != nil || string(got) != key {
-		t.Fatalf("read %q: %q, %v", key, got, err)
-	}
-}
-
 // TestStartAndStop starts a server, uses it through objstore, and checks
 // that the end of its test killed it.
 func TestStartAndStop(t *testing.T) {
@@ -76,7 +52,7 @@ func TestStartAndStop(t *testing.T) {
 	t.Run("server", func(t *testing.T) {
 		s = Start(t)
 		s.SetEnv(t)
-		roundTrip(t, s, "a/b/c.txt")
+		objstoretest.RoundTrip(t, s.URL(""), "a/b/c.txt")
 		resp, err := http.Get(s.Endpoint() + "/")
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,6 @@
 package s3test
 
 import (
-	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/internal/objstoretest"
 )
 
 func TestURLAndEnv(t *testing.T) {
@@ -32,34 +31,12 @@ func TestURLAndEnv(t *testing.T) {
 	}
 }
 
-// roundTrip writes an object through objstore and reads it back.
-func roundTrip(t *testing.T, s *Server, key string) {
-	t.Helper()
-	tg, err := objstore.Open(context.Background(), s.URL(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	ctx := context.Background()
-	if _, exists, err := tg.Stat(ctx, key); err != nil {
-		t.Fatal(err)
-	} else if !exists {
-		if err := tg.Put(ctx, key, []byte(key)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := tg.Read(ctx, key)
-	if err != nil || string(got) != key {
-		t.Fatalf("read %q: %q, %v", key, got, err)
-	}
-}
-
 // TestStartKillRestart keeps an object through a crash of the server and
 // its restart on the same folder and port.
 func TestStartKillRestart(t *testing.T) {
 	s := Start(t)
 	s.SetEnv(t)
-	roundTrip(t, s, "a/b/c.txt")
+	objstoretest.RoundTrip(t, s.URL(""), "a/b/c.txt")
 	if _, err := os.Stat(filepath.Join(s.Dir(), Bucket, "a", "b", "c.txt")); err != nil {
 		t.Errorf("the object is not a file under Dir: %v", err)
 	}
@@ -70,5 +47,5 @@ func TestStartKillRestart(t *testing.T) {
 		t.Fatal("something still listens after Kill")
 	}
 	s.Restart(t)
-	roundTrip(t, s, "a/b/c.txt") // the object survived, on the same port
+	objstoretest.RoundTrip(t, s.URL(""), "a/b/c.txt") // the object survived, on the same port
 }
