@@ -12,23 +12,20 @@
 package azuritetest
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/databrew/databrew-stage/internal/testserver"
 )
 
 // AzuriteVersion is the Azurite release the harness installs when it
@@ -46,14 +43,8 @@ const (
 	Key     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
 
-// modulePath names the module whose root holds bin/tools.
-const modulePath = "github.com/databrew/databrew-stage"
-
 // startTimeout bounds how long a server may take to answer.
 const startTimeout = 30 * time.Second
-
-// installTimeout bounds the npm install.
-const installTimeout = 10 * time.Minute
 
 // Server is one running Azurite blob service. Its methods may be called
 // from the test's goroutine and from cleanup functions, not concurrently
@@ -62,11 +53,29 @@ type Server struct {
 	bin  string
 	dir  string
 	addr string // 127.0.0.1:PORT
+	proc *testserver.Process
+}
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when cmd has exited
-	out  *lockedBuffer // the process's stdout and stderr
+// azuriteBlob is the program and how to install it: npm installs Azurite
+// into the folder azurite, as the Makefile's tools target does.
+var azuriteBlob = testserver.Tool{
+	Name:   "azurite-blob",
+	EnvVar: "DATABREW_AZURITE",
+	Path:   "azurite/node_modules/.bin/azurite-blob",
+	Install: func(ctx context.Context, dir string) (*exec.Cmd, error) {
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			return nil, err
+		}
+		prefix := filepath.Join(dir, "azurite")
+		if err := os.Mkdir(prefix, 0o755); err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, npm, "install", "--prefix", prefix, "--save-exact", "--no-audit", "--no-fund",
+			"azurite@"+AzuriteVersion)
+		cmd.Dir = prefix
+		return cmd, nil
+	},
 }
 
 // Start runs Azurite's blob service on a free port of 127.0.0.1 over a new
@@ -74,20 +83,12 @@ type Server struct {
 // and stops the server when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{bin: binary(t), dir: t.TempDir()}
-	t.Cleanup(s.stop)
-	var err error
-	for range 3 { // another process may take the port between its choice and the start
-		if s.addr, err = freeAddr(); err != nil {
-			t.Fatal(err)
-		}
-		if err = s.start(); err == nil {
-			break
-		}
-	}
+	s := &Server{bin: azuriteBlob.Find(t), dir: t.TempDir()}
+	p, err := testserver.Start(t, testserver.Spec{Name: "azurite-blob", Command: s.command, StartTimeout: startTimeout})
 	if err != nil {
 		t.Fatalf("azuritetest: start azurite-blob: %v", err)
 	}
+	s.proc, s.addr = p, p.Addr()
 	if err := s.CreateContainer(Container); err != nil {
 		t.Fatalf("azuritetest: %v", err)
 	}
@@ -119,11 +120,7 @@ func (s *Server) ContainerURL(name, prefix string) string {
 	q.Set("domain", s.addr)
 	q.Set("localemu", "true")
 	q.Set("protocol", "http")
-	u := "azblob://" + name
-	if prefix = strings.TrimPrefix(prefix, "/"); prefix != "" {
-		u += "/" + prefix
-	}
-	return u + "?" + q.Encode()
+	return testserver.StoreURL("azblob", name, prefix, q)
 }
 
 // Env is the environment gocloud's azblob opener needs to reach this
@@ -151,10 +148,7 @@ func (s *Server) Env() []string {
 // test (with t.Setenv, so the test cannot run in parallel).
 func (s *Server) SetEnv(t testing.TB) {
 	t.Helper()
-	for _, kv := range s.Env() {
-		k, v, _ := strings.Cut(kv, "=")
-		t.Setenv(k, v)
-	}
+	testserver.SetEnv(t, s.Env())
 }
 
 // CreateContainer creates a container as the development account.
@@ -179,35 +173,11 @@ func (s *Server) CreateContainer(name string) error {
 // process to end. Azurite keeps its metadata (containers, blob lists) in
 // memory and saves it to Dir every five seconds, so a killed server loses
 // what changed since; there is no Restart for that reason.
-func (s *Server) Kill() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.killLocked()
-}
+func (s *Server) Kill() { s.proc.Kill() }
 
-// stop ends the server when the test ends.
-func (s *Server) stop() { s.Kill() }
-
-// killLocked kills the running process, if any, and waits for it.
-func (s *Server) killLocked() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	<-s.done
-	s.cmd, s.done = nil, nil
-}
-
-// start runs the process and waits until it answers HTTP requests.
-func (s *Server) start() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.killLocked()
-	host, port, err := net.SplitHostPort(s.addr)
-	if err != nil {
-		return err
-	}
-	out := &lockedBuffer{}
+// command is azurite-blob's command line serving on addr.
+func (s *Server) command(addr string) *exec.Cmd {
+	host, port, _ := net.SplitHostPort(addr) // testserver's 127.0.0.1:PORT
 	cmd := exec.Command(s.bin,
 		"--blobHost", host,
 		"--blobPort", port,
@@ -223,177 +193,5 @@ func (s *Server) start() error {
 	// the flags above are the truth.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.dir}
 	cmd.Dir = s.dir
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(done)
-	}()
-	s.cmd, s.done, s.out = cmd, done, out
-	if err := waitReady(s.Endpoint(), done); err != nil {
-		s.killLocked()
-		return fmt.Errorf("%w; its output: %s", err, strings.TrimSpace(out.String()))
-	}
-	return nil
-}
-
-// waitReady polls the endpoint until any HTTP answer comes back (an
-// unsigned request gets an Azure error, which is enough), the process
-// exits or the time is up.
-func waitReady(endpoint string, exited <-chan struct{}) error {
-	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(startTimeout)
-	for {
-		resp, err := client.Get(endpoint + "/")
-		if err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case <-exited:
-			return errors.New("azurite-blob exited before it answered")
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("azurite-blob did not answer on %s within %v: %v", endpoint, startTimeout, err)
-		}
-	}
-}
-
-// freeAddr picks a free TCP port on 127.0.0.1.
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-// binary finds or installs azurite-blob, or skips the test.
-func binary(t testing.TB) string {
-	t.Helper()
-	if p := os.Getenv("DATABREW_AZURITE"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			t.Fatalf("azuritetest: DATABREW_AZURITE: %v", err)
-		}
-		return p
-	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatalf("azuritetest: %v", err)
-	}
-	toolsDir := filepath.Join(root, "bin", "tools")
-	local := filepath.Join(toolsDir, "azurite", "node_modules", ".bin", "azurite-blob")
-	if isExecutable(local) {
-		return local
-	}
-	if p, err := exec.LookPath("azurite-blob"); err == nil {
-		return p
-	}
-	if err := install(toolsDir, local); err != nil {
-		t.Skipf("azuritetest: no azurite-blob (DATABREW_AZURITE, %s, PATH) and installing Azurite %s with npm failed: %v",
-			local, AzuriteVersion, err)
-	}
-	return local
-}
-
-// install installs Azurite into toolsDir/azurite with npm, unless another
-// process did while this one waited for the lock.
-func install(toolsDir, bin string) error {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(toolsDir, 0o755); err != nil {
-		return err
-	}
-	unlock, err := lockFile(filepath.Join(toolsDir, ".azurite.lock"))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if isExecutable(bin) {
-		return nil
-	}
-	// Install beside the final folder and rename it there, so a process
-	// that checks for the program without the lock never runs half of
-	// an install. A folder without the program is a failed install.
-	final := filepath.Join(toolsDir, "azurite")
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(toolsDir, ".azurite-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), installTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", tmp, "--save-exact", "--no-audit", "--no-fund",
-		"azurite@"+AzuriteVersion)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm install azurite@%s: %v: %s", AzuriteVersion, err, bytes.TrimSpace(out))
-	}
-	if !isExecutable(filepath.Join(tmp, "node_modules", ".bin", "azurite-blob")) {
-		return fmt.Errorf("npm install azurite@%s left no node_modules/.bin/azurite-blob", AzuriteVersion)
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp made it 0700
-		return err
-	}
-	return os.Rename(tmp, final)
-}
-
-// moduleRoot finds the folder of this module's go.mod, from the working
-// directory (a package folder while tests run) upwards.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.HasPrefix(data, []byte("module "+modulePath+"\n")) {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod of %s above the working directory", modulePath)
-		}
-		dir = parent
-	}
-}
-
-// isExecutable reports whether path is a regular file someone may run
-// (following symbolic links, as npm's .bin entries are).
-func isExecutable(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
-}
-
-// lockedBuffer collects a process's output; the process writes it from
-// exec's copying goroutines while a failing start reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 64<<10 { // keep the start of the output, not all of it
-		return len(p), nil
-	}
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	return cmd
 }

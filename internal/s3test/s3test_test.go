@@ -3,18 +3,14 @@
 package s3test
 
 import (
-	"context"
-	"errors"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/internal/objstoretest"
 )
 
 func TestURLAndEnv(t *testing.T) {
@@ -35,86 +31,21 @@ func TestURLAndEnv(t *testing.T) {
 	}
 }
 
-// roundTrip writes an object through objstore and reads it back.
-func roundTrip(t *testing.T, s *Server, key string) {
-	t.Helper()
-	tg, err := objstore.Open(context.Background(), s.URL(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	ctx := context.Background()
-	if _, exists, err := tg.Stat(ctx, key); err != nil {
-		t.Fatal(err)
-	} else if !exists {
-		if err := tg.Put(ctx, key, []byte(key)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := tg.Read(ctx, key)
-	if err != nil || string(got) != key {
-		t.Fatalf("read %q: %q, %v", key, got, err)
-	}
-}
-
+// TestStartKillRestart keeps an object through a crash of the server and
+// its restart on the same folder and port.
 func TestStartKillRestart(t *testing.T) {
 	s := Start(t)
 	s.SetEnv(t)
-	roundTrip(t, s, "a/b/c.txt")
+	objstoretest.RoundTrip(t, s.URL(""), "a/b/c.txt")
 	if _, err := os.Stat(filepath.Join(s.Dir(), Bucket, "a", "b", "c.txt")); err != nil {
 		t.Errorf("the object is not a file under Dir: %v", err)
 	}
 
-	pid := s.cmd.Process.Pid
 	s.Kill()
-	if alive(pid) {
-		t.Fatal("the process survived Kill")
-	}
 	if c, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
 		c.Close()
 		t.Fatal("something still listens after Kill")
 	}
-
 	s.Restart(t)
-	if s.cmd.Process.Pid == pid {
-		t.Fatal("Restart did not start a new process")
-	}
-	roundTrip(t, s, "a/b/c.txt") // the object survived, on the same port
-	resp, err := http.Get(s.Endpoint() + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-}
-
-func TestStoppedWhenTheTestEnds(t *testing.T) {
-	var pid int
-	t.Run("server", func(t *testing.T) {
-		s := Start(t)
-		pid = s.cmd.Process.Pid
-	})
-	if alive(pid) {
-		t.Fatalf("versitygw %d still runs after its test ended", pid)
-	}
-}
-
-func TestBinaryFromEnv(t *testing.T) {
-	bin := binary(t)
-	t.Setenv("DATABREW_VERSITYGW", bin)
-	if got := binary(t); got != bin {
-		t.Fatalf("binary = %q; want DATABREW_VERSITYGW's %q", got, bin)
-	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// alive reports whether a process with this id exists.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	objstoretest.RoundTrip(t, s.URL(""), "a/b/c.txt") // the object survived, on the same port
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package s3test
+package testserver
 
 import (
 	"os"
