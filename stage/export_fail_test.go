@@ -68,7 +68,7 @@ func TestExportFail_TheOutputFileSystemIsFull(t *testing.T) {
 func TestExportFail_TheStorageFileSystemIsFull(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 600, PerPage: 50})
 	cfg := f.config(nil, "")
-	mounttest.Tmpfs(t, cfg.Storage, "size=192k")
+	mounttest.Tmpfs(t, cfg.Storage, "size=384k") // about 40% of the state the crawl makes
 	runFailingExport(t, cfg, "no space left on device")
 	mounttest.Remount(t, cfg.Storage, "size=16m")
 	expectRecovered(t, f, cfg)
