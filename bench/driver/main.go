@@ -144,7 +144,8 @@ func main() {
 
 	fmt.Printf("catalog site on 127.0.0.1, %d items per listing page, concurrency %d, GOMAXPROCS of each process = %d CPUs\n",
 		perPage, *concurrency, numCPU())
-	fmt.Printf("databrew-stage resident budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(*cgLimit, "none (no cgroup)"))
+	limit := map[string]string{"": "none", "none": "one without a limit"}[*cgLimit]
+	fmt.Printf("databrew-stage resident budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
 	var runs []run
 	for i, n := range counts {
 		crawlers := []struct{ name, bin string }{{*collyName, *collyBin}, {"databrew-stage", *stageBin}}
