@@ -22,6 +22,13 @@
 // so a child's maxrss is at least the driver's own RSS (which holds the
 // whole catalog site).
 //
+// With -cgroup-limit each crawler runs in a new memory cgroup (see
+// cgroup.go) limited to that size, or unlimited with -cgroup-limit none,
+// and the table adds the cgroup's peak usage (page cache charged to it
+// included) and whether the OOM killer killed the crawler. -resident-budget
+// is passed to databrew-stage (off: no resident budget), and -colly ""
+// runs databrew-stage alone.
+//
 // With -serve it only serves the site (with the first -items count) on
 // -addr until interrupted, to profile one crawler by hand, e.g. with
 // bench-stage -cpuprofile or -memprofile.
@@ -79,7 +86,11 @@ type run struct {
 	hwm        int64         // KiB, VmHWM
 	anon, file int64         // KiB, sampled peaks
 	siteReqs   int64         // requests the site answered, robots.txt excluded
-	problems   []string
+	// cgroup is what the run's memory cgroup saw, nil without one;
+	// killed says a SIGKILL ended the run (the OOM killer's signal).
+	cgroup   *cgroupStats
+	killed   bool
+	problems []string
 	// runs is how many runs this one is the median of, with the range of
 	// their pages/s.
 	runs             int
@@ -96,6 +107,8 @@ func main() {
 	runsFlag := flag.String("runs", "3,1", "comma-separated number of runs of each crawler per item count (the last one repeats); the table shows the run with the median pages/s")
 	serve := flag.Bool("serve", false, "only serve the site on -addr until interrupted")
 	addr := flag.String("addr", "127.0.0.1:0", "address to serve the site on with -serve")
+	cgLimit := flag.String("cgroup-limit", "", "run each crawler in a new memory cgroup with this limit, e.g. 64MiB (none: a cgroup without a limit); needs root")
+	budget := flag.String("resident-budget", "", "databrew-stage's -resident-budget (bytes, or off); empty: its default")
 	flag.Parse()
 
 	counts, err := parseCounts("-items", *itemsFlag)
@@ -110,18 +123,33 @@ func main() {
 		serveOnly(counts[0], *addr)
 		return
 	}
+	opts := benchOptions{concurrency: *concurrency, budget: *budget, cgroupLimit: -1}
+	switch *cgLimit {
+	case "":
+	case "none":
+		opts.cgroupLimit = 0
+	default:
+		if opts.cgroupLimit, err = parseSize(*cgLimit); err != nil {
+			fatal(fmt.Errorf("-cgroup-limit: %w", err))
+		}
+	}
 	for _, bin := range []string{*stageBin, *collyBin} {
+		if bin == "" {
+			continue
+		}
 		if _, err := os.Stat(bin); err != nil {
 			fatal(fmt.Errorf("crawler binary: %w (build it first, e.g. with make bench)", err))
 		}
 	}
 
-	fmt.Printf("catalog site on 127.0.0.1, %d items per listing page, concurrency %d, GOMAXPROCS of each process = %d CPUs\n\n",
+	fmt.Printf("catalog site on 127.0.0.1, %d items per listing page, concurrency %d, GOMAXPROCS of each process = %d CPUs\n",
 		perPage, *concurrency, numCPU())
+	limit := map[string]string{"": "none", "none": "one without a limit"}[*cgLimit]
+	fmt.Printf("databrew-stage resident budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
 	var runs []run
 	for i, n := range counts {
 		crawlers := []struct{ name, bin string }{{*collyName, *collyBin}, {"databrew-stage", *stageBin}}
-		if *collyItems > 0 && n > *collyItems {
+		if *collyBin == "" || *collyItems > 0 && n > *collyItems {
 			crawlers = crawlers[1:]
 		}
 		repeats := reps[min(i, len(reps)-1)]
@@ -131,7 +159,7 @@ func main() {
 		for rep := range repeats {
 			for j, c := range crawlers {
 				fmt.Fprintf(os.Stderr, "bench: %s, %d items, run %d of %d ...\n", c.name, n, rep+1, repeats)
-				r, err := benchOne(c.name, c.bin, n, *concurrency)
+				r, err := benchOne(c.name, c.bin, n, opts)
 				if err != nil {
 					fatal(fmt.Errorf("%s at %d items: %w", c.name, n, err))
 				}
@@ -160,8 +188,20 @@ func serveOnly(n int, addr string) {
 	}
 }
 
+// benchOptions are how each crawler runs.
+type benchOptions struct {
+	concurrency int
+	budget      string // databrew-stage's -resident-budget
+	// cgroupLimit is the memory cgroup's limit in bytes: 0 a cgroup
+	// without one, negative no cgroup.
+	cgroupLimit int64
+}
+
+// cgroups counts the cgroups made, for their names.
+var cgroups int
+
 // benchOne serves a fresh site with n items and runs one crawler on it.
-func benchOne(name, bin string, n, concurrency int) (run, error) {
+func benchOne(name, bin string, n int, opts benchOptions) (run, error) {
 	site := catalogsite.New(catalogsite.Options{Items: n, PerPage: perPage})
 	ctx, cancel := context.WithCancel(context.Background())
 	base, wait, err := site.Serve(ctx, "127.0.0.1:0")
@@ -183,11 +223,28 @@ func benchOne(name, bin string, n, concurrency int) (run, error) {
 	if err != nil {
 		return run{}, err
 	}
-	args := []string{"-url", catalogsite.StartURL(base), "-concurrency", strconv.Itoa(concurrency)}
+	args := []string{"-url", catalogsite.StartURL(base), "-concurrency", strconv.Itoa(opts.concurrency)}
 	if name == "databrew-stage" {
 		args = append(args, "-dir", dir)
+		if opts.budget != "" {
+			args = append(args, "-resident-budget", opts.budget)
+		}
 	}
 	cmd := exec.Command(abs, args...)
+	var cg *memCgroup
+	if opts.cgroupLimit >= 0 {
+		cgroups++
+		if cg, err = newMemCgroup(opts.cgroupLimit, cgroups); err != nil {
+			return run{}, err
+		}
+		defer func() {
+			if err := cg.remove(); err != nil {
+				fmt.Fprintln(os.Stderr, "bench: remove cgroup:", err)
+			}
+		}()
+		dropCache(abs)
+		cg.wrap(cmd)
+	}
 	cmd.Dir = dir
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -214,7 +271,24 @@ func benchOne(name, bin string, n, concurrency int) (run, error) {
 	if runErr != nil {
 		r.problems = append(r.problems, fmt.Sprintf("exited: %v", runErr))
 	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+		r.killed = true
+	}
+	if cg != nil {
+		st, err := cg.stats()
+		if err != nil {
+			return r, err
+		}
+		r.cgroup = &st
+		if st.oomKill > 0 {
+			r.problems = append(r.problems, fmt.Sprintf("the OOM killer killed %d process(es) in its cgroup", st.oomKill))
+		}
+	}
 	if err := json.Unmarshal(lastLine(stdout.Bytes()), &r.res); err != nil {
+		if r.killed {
+			// Killed (by the OOM killer, as a rule) before it printed one.
+			return r, nil
+		}
 		return r, fmt.Errorf("reading its result line %q: %w", stdout.String(), err)
 	}
 
@@ -291,10 +365,10 @@ func kib(line string) int64 {
 // printTable prints every run, a warning row under each run that did not
 // crawl the whole site, and the pages/s ratio at the smallest item count.
 func printTable(runs []run) {
-	const head = "%-16s %7s %7s %8s %8s %8s %8s %11s %10s %10s %10s %10s %12s %14s  %s\n"
-	const row = "%-16s %7d %7d %8.2f %8s %8.2f %8.0f %11.0f %10s %10s %10s %10s %12.0f %14.1f  %s\n"
+	const head = "%-16s %7s %7s %8s %8s %8s %8s %11s %10s %10s %10s %10s %12s %14s %11s %8s  %s\n"
+	const row = "%-16s %7d %7d %8.2f %8s %8.2f %8.0f %11.0f %10s %10s %10s %10s %12.0f %14.1f %11s %8s  %s\n"
 	fmt.Printf(head, "crawler", "items", "pages", "seconds", "export s", "wall s", "pages/s", "CPU µs/page", "peak RSS", "RSS anon", "RSS file", "Go heap",
-		"allocs/page", "KB alloc/page", "median of (pages/s range)")
+		"allocs/page", "KB alloc/page", "cgroup peak", "OOM kill", "median of (pages/s range)")
 	for _, r := range runs {
 		pages := float64(max(r.res.Pages, 1))
 		spread := "1 run"
@@ -305,9 +379,16 @@ func printTable(runs []run) {
 		if r.res.RunSeconds > 0 {
 			export = fmt.Sprintf("%.2f", r.res.RunSeconds-r.res.Seconds)
 		}
+		cgPeak, oom := "-", "-"
+		if r.cgroup != nil {
+			cgPeak, oom = mib(r.cgroup.peak/1024), "no"
+			if r.cgroup.oomKill > 0 || r.killed {
+				oom = "yes"
+			}
+		}
 		fmt.Printf(row, r.crawler, r.items, r.res.Pages, r.res.Seconds, export, r.wall.Seconds(), rate(&r), float64(r.cpu.Microseconds())/pages,
 			mib(r.hwm), mib(r.anon), mib(r.file), mib(int64(r.res.HeapPeakBytes/1024)),
-			float64(r.res.Mallocs)/pages, float64(r.res.TotalAllocBytes)/pages/1024, spread)
+			float64(r.res.Mallocs)/pages, float64(r.res.TotalAllocBytes)/pages/1024, cgPeak, oom, spread)
 		for _, p := range r.problems {
 			fmt.Printf("  WARNING %s at %d items: %s\n", r.crawler, r.items, p)
 		}
@@ -347,10 +428,17 @@ pages/s: pages / seconds. CPU µs/page: user + system time of the whole process 
 peak RSS: VmHWM. RSS anon / RSS file: peaks of RssAnon / RssFile (file-backed pages include the
 executable and databrew-stage's mmapped bbolt state file). Go heap: peak of heap objects.
 allocs and KB alloc per page: counted around the crawl (for databrew-stage around stage.Run,
-its export included).`)
+its export included). cgroup peak: the peak usage of the crawler's memory cgroup (-cgroup-limit),
+page cache charged to it included; OOM kill: whether the OOM killer killed it (a run killed
+before its result has zeros in the crawler's columns).`)
 }
 
-func rate(r *run) float64 { return float64(r.res.Pages) / r.res.Seconds }
+func rate(r *run) float64 {
+	if r.res.Seconds <= 0 {
+		return 0
+	}
+	return float64(r.res.Pages) / r.res.Seconds
+}
 
 // mib formats KiB as MiB.
 func mib(k int64) string { return fmt.Sprintf("%.1f MiB", float64(k)/1024) }

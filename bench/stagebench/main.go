@@ -5,7 +5,9 @@
 // tags and image; concurrency from -concurrency, no delay, robots.txt
 // respected, 2 retries, min_body_bytes 512. State and export go to a fresh
 // folder under -dir, as in a real first run: every item is hashed, written
-// to the bbolt store and, after the crawl, exported.
+// to the bbolt store and, after the crawl, exported. -resident-budget sets
+// the state's resident budget (state/resident.go), off to compare a crawl
+// that never drops the state file's mapped pages.
 //
 // It prints one JSON line to stdout:
 //
@@ -25,6 +27,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,9 +84,15 @@ func run() int {
 	dir := flag.String("dir", "", "folder for the run's state (default: a new temporary folder, removed afterwards)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile := flag.String("memprofile", "", "write a heap profile taken near the run's heap peak to this file")
+	budget := flag.String("resident-budget", "", "the state's resident budget in bytes (stage.Options.ResidentBudget); "+
+		"empty: the default; off: never drop the state file's mapped pages (a budget of math.MaxInt64/4, never reached)")
 	flag.Parse()
 	if *start == "" {
 		return fail(2, "-url is required")
+	}
+	residentBudget, err := parseBudget(*budget)
+	if err != nil {
+		return fail(2, err.Error())
 	}
 	root := *dir
 	if root == "" {
@@ -94,7 +103,7 @@ func run() int {
 		defer os.RemoveAll(tmp)
 		root = tmp
 	}
-	root, err := filepath.Abs(root)
+	root, err = filepath.Abs(root)
 	if err != nil {
 		return fail(1, err.Error())
 	}
@@ -123,7 +132,7 @@ func run() int {
 	}
 	stopHeap := heapPeak(onPeak)
 	t0 := time.Now()
-	report, err := stage.Run(context.Background(), *cfg, stage.Options{})
+	report, err := stage.Run(context.Background(), *cfg, stage.Options{ResidentBudget: residentBudget})
 	elapsed := time.Since(t0)
 	heap := stopHeap()
 	runtime.ReadMemStats(&after)
@@ -153,6 +162,24 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// parseBudget parses -resident-budget: empty is 0 (the default budget),
+// off a budget never reached; math.MaxInt64/4 rather than math.MaxInt64
+// keeps the state's arithmetic on it (three quarters of it, half of it)
+// from overflowing.
+func parseBudget(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "off":
+		return math.MaxInt64 / 4, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("-resident-budget: %q is not a positive number of bytes or off", s)
+	}
+	return n, nil
 }
 
 // fail prints msg and returns code.
