@@ -87,6 +87,7 @@ func main() {
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the unchanged rerun under [revisit] to this file")
+	modes := flag.String("modes", "conditional,revisit", "the modes to measure, comma-separated")
 	flag.Parse()
 	var rows []row
 	ok := true
@@ -96,7 +97,11 @@ func main() {
 			fmt.Fprintf(os.Stderr, "rerunbench: -items: %q is not a size of at least 100\n", f)
 			os.Exit(2)
 		}
-		for _, mode := range []string{"conditional", "revisit"} {
+		for _, mode := range strings.Split(*modes, ",") {
+			if mode != "conditional" && mode != "revisit" {
+				fmt.Fprintf(os.Stderr, "rerunbench: -modes: %q is neither conditional nor revisit\n", mode)
+				os.Exit(2)
+			}
 			rs, good, err := measure(n, mode, *concurrency)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "rerunbench:", err)
