@@ -192,23 +192,48 @@ func (t *Target) Read(ctx context.Context, key string) ([]byte, error) {
 // ListKeys lists the keys of the objects under prefix, at any depth, in
 // key order. Uncompleted uploads are not objects and are not listed.
 func (t *Target) ListKeys(ctx context.Context, prefix string) ([]string, error) {
-	if err := t.checkPrefix(prefix); err != nil {
-		return nil, err
-	}
 	var keys []string
-	it := t.bucket.List(&blob.ListOptions{Prefix: prefix})
-	for {
-		obj, err := it.Next(ctx)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("output %s: list %q: %w", t.url, prefix, err)
-		}
-		keys = append(keys, obj.Key)
+	err := t.eachKey(ctx, prefix, func(key string) bool {
+		keys = append(keys, key)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	slices.Sort(keys)
 	return keys, nil
+}
+
+// HasKey reports whether an object under prefix, at any depth, has a key
+// that match accepts; the listing stops at the first.
+func (t *Target) HasKey(ctx context.Context, prefix string, match func(key string) bool) (bool, error) {
+	found := false
+	err := t.eachKey(ctx, prefix, func(key string) bool {
+		found = match(key)
+		return !found
+	})
+	return found, err
+}
+
+// eachKey calls fn with the key of each object under prefix, in the
+// store's listing order, while fn returns true.
+func (t *Target) eachKey(ctx context.Context, prefix string, fn func(key string) bool) error {
+	if err := t.checkPrefix(prefix); err != nil {
+		return err
+	}
+	it := t.bucket.List(&blob.ListOptions{Prefix: prefix})
+	for {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("output %s: list %q: %w", t.url, prefix, err)
+		}
+		if !fn(obj.Key) {
+			return nil
+		}
+	}
 }
 
 // ListUploads lists the keys of the multipart uploads in progress under

@@ -47,8 +47,10 @@ type exportTarget interface {
 	// publish writes the pending versions up to maxSeq (with x.write) and
 	// publishes them, filling r.Export.
 	publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error
-	// publishedRuns counts the runs the export root holds: the exports
-	// the state's items were published to.
+	// publishedRuns counts the runs the export root holds (the exports
+	// the state's items were published to): every run folder of a local
+	// folder; 0 or 1 in object storage, where listing them all would
+	// grow with the output's history.
 	publishedRuns(ctx context.Context) (int, error)
 	// writeVerdict replaces the export root's _verdict.json.
 	writeVerdict(ctx context.Context, b []byte) error

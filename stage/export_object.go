@@ -56,20 +56,17 @@ func (o *objectTarget) where(runPrefix string) string {
 	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(runPrefix, o.t.Prefix())
 }
 
-// publishedRuns counts the run prefixes under the output that hold a
-// committed run (their _SUCCESS).
+// publishedRuns is 1 when the output holds a committed run (a run
+// prefix with its _SUCCESS), else 0: the listing stops at the first, so
+// it does not grow with the output's history.
 func (o *objectTarget) publishedRuns(ctx context.Context) (int, error) {
-	keys, err := o.t.ListKeys(ctx, o.t.Key("dt="))
-	if err != nil {
+	found, err := o.t.HasKey(ctx, o.t.Key("dt="), func(k string) bool {
+		return strings.HasSuffix(k, "/"+sink.SuccessFile) && strings.Contains(k, "/run=")
+	})
+	if !found {
 		return 0, err
 	}
-	n := 0
-	for _, k := range keys {
-		if strings.HasSuffix(k, "/"+sink.SuccessFile) && strings.Contains(k, "/run=") {
-			n++
-		}
-	}
-	return n, nil
+	return 1, err
 }
 
 // reconcile resolves the publishes a crash interrupted: one without its

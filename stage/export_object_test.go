@@ -385,3 +385,20 @@ func TestObjectStore_ABadOutputFailsBeforeAnyRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestObjectStore_AStateLostNextToPublishedRunsIsAnError: the output in
+// S3 holds a committed run and the state file is gone, so the run fails
+// instead of exporting every item again as new.
+func TestObjectStore_AStateLostNextToPublishedRunsIsAnError(t *testing.T) {
+	l := newLake(t)
+	f := newFixture(t, catalogsite.Options{Items: 10})
+	cfg := l.configIn(f, "")
+	f.run(cfg, Options{})
+	if err := os.Remove(filepath.Join(cfg.Storage, state.FileName)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(t.Context(), cfg, Options{})
+	if !errors.Is(err, ErrNoState) || !strings.Contains(err.Error(), "already holds published runs, so starting over") {
+		t.Fatalf("Run = %v; want ErrNoState saying the output holds published runs", err)
+	}
+}

@@ -37,8 +37,12 @@ func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*st
 	case errors.Is(err, state.ErrCorrupt):
 		return nil, fmt.Errorf("%w; %s", err, repairHint(cfg))
 	case errors.Is(err, state.ErrNoState):
-		return nil, fmt.Errorf("%w; %s already holds published runs (%d), so starting over would export every item again as new: "+
-			"restore the file, or start over knowingly with --reset-state", err, cfg.Output, runs)
+		held := fmt.Sprintf(" (%d)", runs)
+		if config.IsObjectStore(cfg.Output) {
+			held = "" // the count stops at the first run there
+		}
+		return nil, fmt.Errorf("%w; %s already holds published runs%s, so starting over would export every item again as new: "+
+			"restore the file, or start over knowingly with --reset-state", err, cfg.Output, held)
 	case err != nil:
 		return nil, err
 	}
@@ -73,8 +77,9 @@ func CheckState(ctx context.Context, cfg config.Config) (state.Health, error) {
 	return state.Check(cfg.Storage, state.Options{MustExist: runs > 0})
 }
 
-// publishedRuns counts the runs cfg's output holds, opening an output in
-// object storage without its preflight.
+// publishedRuns counts the runs cfg's output holds (see
+// exportTarget.publishedRuns), opening an output in object storage
+// without its preflight.
 func publishedRuns(ctx context.Context, cfg config.Config) (int, error) {
 	if !config.IsObjectStore(cfg.Output) {
 		return (&folderTarget{layout: sink.Layout{Output: cfg.Output}}).publishedRuns(ctx)
