@@ -25,13 +25,10 @@ type judgment struct {
 }
 
 // judge classifies one exchange: ok, neutral (the site's answer about this
-// one URL) or failure (trouble with the site).
-func (e *Engine) judge(resp *Response, err error) judgment { return e.judgeAsked(resp, err, false) }
-
-// judgeAsked is judge for a request that was conditional or not: a 304
-// Not Modified to a conditional request is ok, the page as the run last
-// read it.
-func (e *Engine) judgeAsked(resp *Response, err error, conditional bool) judgment {
+// one URL) or failure (trouble with the site). A 304 Not Modified is ok
+// when the request was conditional (the page as the run last read it),
+// neutral otherwise.
+func (e *Engine) judge(resp *Response, err error, conditional bool) judgment {
 	if err != nil {
 		var fe *FetchError
 		if errors.As(err, &fe) {

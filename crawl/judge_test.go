@@ -55,7 +55,7 @@ func TestJudge(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			j := e.judge(c.resp, c.err)
+			j := e.judge(c.resp, c.err, false)
 			if j.class != c.class || !strings.Contains(j.reason, c.reason) {
 				t.Fatalf("judge = %s %q, want %s containing %q", j.class, j.reason, c.class, c.reason)
 			}
@@ -68,19 +68,25 @@ func TestJudge(t *testing.T) {
 			}
 		})
 	}
-	if j := e.judge(resp(451, page), nil); j.blocked == "" {
+	if j := e.judge(resp(451, page), nil, false); j.blocked == "" {
 		t.Fatal("a [block] status must block")
 	}
-	if j := e.judge(nil, &FetchError{Canceled: true}); !j.canceled {
+	if j := e.judge(nil, &FetchError{Canceled: true}, false); !j.canceled {
 		t.Fatal("a canceled fetch is no result")
 	}
 	// What a 2xx body holds (a stub, another format) is its reader's to
 	// judge: see package pages.
-	if j := e.judge(resp(200, stub), nil); j.class != verdict.ClassOK {
+	if j := e.judge(resp(200, stub), nil, false); j.class != verdict.ClassOK {
 		t.Fatalf("a 2xx is ok to the judge, whatever its body: %+v", j)
 	}
-	if j := e.judge(resp(503, page, "Retry-After", "7"), nil); j.retryAfter != 7*time.Second {
+	if j := e.judge(resp(503, page, "Retry-After", "7"), nil, false); j.retryAfter != 7*time.Second {
 		t.Fatalf("Retry-After = %s", j.retryAfter)
+	}
+	if j := e.judge(resp(304, nil), nil, true); j.class != verdict.ClassOK || !j.notModified {
+		t.Fatalf("a 304 to a conditional request = %+v, want ok and not modified", j)
+	}
+	if j := e.judge(resp(304, nil), nil, false); j.class != verdict.ClassNeutral || j.notModified {
+		t.Fatalf("a 304 to a request that was not conditional = %+v, want neutral", j)
 	}
 }
 

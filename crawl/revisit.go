@@ -48,7 +48,6 @@ func itemsChanged(before, now []ItemRef) bool {
 // seen.
 func (r *run) sortDue(c *completion) {
 	now := r.e.d.Clock.Now()
-	c.revisited = true
 	c.due = make([]Entry, 0, len(c.links))
 	for _, l := range c.links {
 		if l.Kind != KindItem {

@@ -215,7 +215,7 @@ func (r *run) handle(c completion) {
 	r.tally.result(&c)
 	r.notes.page(&c)
 	links := c.links
-	if c.revisited {
+	if c.due != nil {
 		links = c.due
 	}
 	if len(links) > 0 || len(c.skips) > 0 {

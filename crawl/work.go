@@ -56,10 +56,10 @@ type completion struct {
 	memo       *PageMemo
 	forgetMemo bool
 	// Under a revisit policy, due are the links to queue (c.links less
-	// the item pages that are not due, which are in skips).
-	revisited bool
-	due       []Entry
-	skips     []Skip
+	// the item pages that are not due, which are in skips); nil without
+	// one.
+	due   []Entry
+	skips []Skip
 }
 
 // worker fetches queued URLs until tasks closes.
@@ -135,7 +135,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 				return c
 			}
 		}
-		j := e.judgeAsked(resp, err, memo.Conditional())
+		j := e.judge(resp, err, memo.Conditional())
 		var y Yield
 		if j.class == verdict.ClassOK && j.blocked == "" && !j.canceled && !j.notModified {
 			// A page is read inside the retry loop: one that is not a

@@ -20,9 +20,6 @@ max_after = "4d"
 tombstones = true
 `
 
-// dayClock is the system clock at a fixed moment a test moves along.
-type dayClock = fixedClock
-
 // TestRevisit_ItemPagesAreFetchedWhenNewCardChangedOrDue walks a catalog
 // of 60 items through simulated days: a rerun fetches only the listing
 // pages; a price change (on the card) and a new item are fetched at once;
@@ -33,7 +30,7 @@ func TestRevisit_ItemPagesAreFetchedWhenNewCardChangedOrDue(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 60})
 	cfg := f.config(nil, revisitSection)
 	day0 := time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC)
-	at := func(d time.Duration) Options { return Options{Clock: dayClock{at: day0.Add(d)}} }
+	at := func(d time.Duration) Options { return Options{Clock: fixedClock{at: day0.Add(d)}} }
 
 	rep := f.run(cfg, at(0))
 	if rep.Items.New != 60 || rep.Items.Skipped != 0 {
