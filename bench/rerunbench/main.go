@@ -21,14 +21,13 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/bench/benchconfig"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/gctune"
@@ -36,29 +35,16 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-const configTOML = `name = "bench"
-start_urls = [%q]
-storage = %q
-output = %q
-
-[policy]
-concurrency = %d
-delay = "0s"
-timeout = "30s"
-retries = 2
-min_body_bytes = 512
-respect_robots = true
-
-[export]
-tombstones = true
-%s` + catalogsite.ExtractConfig
-
-const revisitTOML = `
+// The tables each mode adds to the benchmark config.
+const (
+	exportTOML  = "\n[export]\ntombstones = true\n"
+	revisitTOML = `
 [revisit]
 card = "article.product_pod"
 min_after = "1d"
 max_after = "14d"
 `
+)
 
 // shiftedClock is the system clock moved ahead by off.
 type shiftedClock struct {
@@ -138,12 +124,11 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		return nil, false, err
 	}
 	defer os.RemoveAll(dir)
-	extra := ""
+	extra := exportTOML
 	if mode == "revisit" {
-		extra = revisitTOML
+		extra += revisitTOML
 	}
-	doc := fmt.Sprintf(configTOML, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out"), concurrency, extra)
-	cfg, err := config.Parse(filepath.Join(dir, "bench.toml"), []byte(doc))
+	cfg, err := benchconfig.Parse(catalogsite.StartURL(srv.URL), dir, concurrency, extra)
 	if err != nil {
 		return nil, false, err
 	}

@@ -36,8 +36,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/bench/benchconfig"
 	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/stage"
 )
@@ -55,22 +54,6 @@ type result struct {
 	TotalAllocBytes uint64  `json:"total_alloc_bytes"`
 	HeapPeakBytes   uint64  `json:"heap_peak_bytes"`
 }
-
-// configTOML is the benchmark config; the start URL, storage folder and
-// concurrency are filled in.
-const configTOML = `name = "bench"
-start_urls = [%s]
-storage = %s
-output = %s
-
-[policy]
-concurrency = %d
-delay = "0s"
-timeout = "30s"
-retries = 2
-min_body_bytes = 512
-respect_robots = true
-` + catalogsite.ExtractConfig
 
 func main() {
 	gctune.Apply() // as the databrew-stage binary does
@@ -107,9 +90,7 @@ func run() int {
 	if err != nil {
 		return fail(1, err.Error())
 	}
-	doc := fmt.Sprintf(configTOML, strconv.Quote(*start),
-		strconv.Quote(filepath.Join(root, "state")), strconv.Quote(filepath.Join(root, "out")), *concurrency)
-	cfg, err := config.Parse(filepath.Join(root, "bench.toml"), []byte(doc))
+	cfg, err := benchconfig.Parse(*start, root, *concurrency, "")
 	if err != nil {
 		return fail(2, err.Error())
 	}
