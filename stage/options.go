@@ -34,10 +34,10 @@ type Options struct {
 	// the traversal starts over, and every item is exported again as new.
 	// Every page of the state file is checked first; a sound file is kept.
 	ResetState bool
-	// ResidentBudget bounds how much of the state file stays mapped in
-	// memory, in bytes (state.Options.ResidentBudget); 0 means
-	// state.DefaultResidentBudget. Benchmarks set it to compare budgets.
-	ResidentBudget int64
+	// WriteBudget bounds what one state transaction holds of changed
+	// pages in memory, in bytes (state.Options.WriteBudget); 0 means
+	// state.DefaultWriteBudget. Benchmarks set it to compare budgets.
+	WriteBudget int64
 	// AfterPublishStep, when set, is called as a publish completes each of
 	// its steps, in the order of PublishStepsFor(the output). An error it returns abandons
 	// the publish right there, leaving files and state as a crash would:

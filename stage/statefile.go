@@ -31,7 +31,7 @@ var ErrNoState = state.ErrNoState
 func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*state.DB, error) {
 	db, err := state.Open(cfg.Storage, state.Options{
 		LockTimeout: opts.LockTimeout, MustExist: runs > 0, Reset: opts.ResetState,
-		ResidentBudget: opts.ResidentBudget,
+		WriteBudget: opts.WriteBudget,
 	})
 	switch {
 	case errors.Is(err, state.ErrCorrupt):

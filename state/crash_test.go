@@ -48,7 +48,7 @@ func crashURL(batch, j int) string { return fmt.Sprintf("http://h/b%d-%d", batch
 // the n of batch i-1 and stores one item per finished URL. It prints the
 // number of every batch Commit returned for.
 func crashWriter(dir string, n int, budget int64) {
-	db, err := Open(dir, Options{ResidentBudget: budget})
+	db, err := Open(dir, Options{WriteBudget: budget})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)

@@ -187,7 +187,6 @@ func TestOpenWithoutAFreeListChecksEveryPage(t *testing.T) {
 	if _, err := db.Begin(nil); err != nil { // a commit drops the free list
 		t.Fatal(err)
 	}
-	db.mapped.close()
 	if err := db.bolt.DB.Close(); err != nil { // as a killed process leaves it
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@
 // the item versions not yet exported. Every change is made in transactions
 // ordered so that a crash between any two leaves a state the next run
 // resumes from: most changes are one transaction; Commit and CommitPublish
-// split a large change into several when one would map more of the file
-// than the resident budget, keeping a prefix of it on a crash (see their
+// split a large change into several when one would hold more changed pages
+// than the write budget, keeping a prefix of it on a crash (see their
 // doc comments).
 package state
 
@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -78,24 +76,9 @@ type DB struct {
 	origin Origin
 	// traversal is cached at Begin for item records.
 	traversal uint64
-	mapped    mapping
-	// mappedBytes is what transactions may have mapped since the last
-	// release of the mapped pages (see touched).
-	mappedBytes atomic.Int64
-	// checkAt is the estimate at which the DB next asks the kernel;
-	// lastMapped is its last answer; scale, in sixteenths, is how much
-	// more than estimated was really mapped (see overBudget).
-	checkAt    atomic.Int64
-	lastMapped atomic.Int64
-	scale      atomic.Int64
-	// budget is the resident budget (see resident.go).
-	budget int64
-	// commitMu is held, and committing set, while Commit or CommitPublish
-	// runs one of its transactions (see commitInParts); releaseWanted asks
-	// a read transaction's caller to release after it (see afterRead).
-	commitMu      sync.Mutex
-	committing    atomic.Bool
-	releaseWanted atomic.Bool
+	// budget is the write budget; held is what the write transaction of
+	// commitInParts running now may hold (see writebudget.go).
+	budget, held int64
 }
 
 // Options tune Open.
@@ -103,10 +86,10 @@ type Options struct {
 	// LockTimeout is how long Open waits for another process to release
 	// the file before it returns ErrLocked; 0 means 100ms.
 	LockTimeout time.Duration
-	// ResidentBudget bounds how much of the state file stays mapped in
-	// memory, in bytes; 0 means DefaultResidentBudget. A smaller budget
-	// costs more page faults and, for large batches, more transactions.
-	ResidentBudget int64
+	// WriteBudget bounds what one write transaction holds of changed
+	// pages in memory, in bytes; 0 means DefaultWriteBudget. A smaller
+	// budget costs more transactions for large batches.
+	WriteBudget int64
 	// MustExist says a state must be there (exports made from it exist):
 	// a missing or empty state file is then an error that matches
 	// ErrNoState rather than a new state.
@@ -157,21 +140,12 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
 	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin}
-	db.mapped.open()
-	db.budget = opts.ResidentBudget
+	db.budget = opts.WriteBudget
 	if db.budget <= 0 {
-		db.budget = DefaultResidentBudget
+		db.budget = DefaultWriteBudget
 	}
-	db.checkAt.Store(db.budget / 2)
-	db.scale.Store(scaleOne)
 	if err := db.init(); err != nil {
-		db.mapped.close()
 		_ = bdb.Close()
-		return nil, err
-	}
-	// Rebuilding the free list reads every page.
-	if err := db.ReleaseMapped(); err != nil {
-		_ = db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -219,7 +193,6 @@ func (db *DB) Origin() Origin { return db.origin }
 // every page of the file, mapping all of it into memory at once. A file
 // found damaged is not written to.
 func (db *DB) Close() error {
-	db.mapped.close()
 	var err error
 	if !db.bolt.damaged() {
 		db.bolt.NoFreelistSync = false

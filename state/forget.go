@@ -39,7 +39,6 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				db.scanned(len(k) + len(v))
 				if len(v) == 8 && binary.BigEndian.Uint64(v) <= last {
 					stale = append(stale, bytes.Clone(k))
 				}
@@ -52,7 +51,6 @@ func (db *DB) forget(traversal uint64) (int, error) {
 			}
 			return nil
 		})
-		db.afterRead()
 		if err != nil {
 			return forgotten, err
 		}
@@ -67,7 +65,6 @@ func (db *DB) forget(traversal uint64) (int, error) {
 						return false, false, err
 					}
 				}
-				db.lookups(2 * len(stale))
 				return false, true, nil
 			})
 			if err != nil {

@@ -22,7 +22,6 @@ const memoVersion = 1
 func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 	var m *crawl.PageMemo
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		db.lookups(1)
 		v := tx.Bucket(bucketPages).Get(seenKey(url))
 		if v == nil {
 			return nil
@@ -36,7 +35,6 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 		}
 		return nil
 	})
-	db.afterRead()
 	if err != nil {
 		return nil, fmt.Errorf("read page memo in %s: %w", db.dir, err)
 	}

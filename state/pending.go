@@ -42,7 +42,6 @@ func (db *DB) ForEachPending(maxSeq uint64, fn func(Version) error) error {
 			if seq > maxSeq {
 				break
 			}
-			db.scanned(len(k) + len(v))
 			ver, err := decodeVersion(seq, v)
 			if err != nil {
 				return err

@@ -92,7 +92,7 @@ func (db *DB) Publishing() ([]Publication, error) {
 // records the publish's sequence number, from which every item learns it
 // was published the next time its record is written (no item record is
 // touched here); the versions are then deleted from the log in as many
-// transactions as the resident budget needs (see commitInParts),
+// transactions as the write budget needs (see commitInParts),
 // and the last transaction moves the publish to the published set. A
 // crash in between is finished by the next run's reconcile.
 func (db *DB) CommitPublish(runID string) (int, error) {
@@ -136,25 +136,48 @@ func (db *DB) CommitPublish(runID string) (int, error) {
 }
 
 // retireVersions deletes the versions with Seq <= maxSeq from the front
-// of the log, in as many transactions as the resident budget needs, and
-// returns how many it deleted.
+// of the log and returns how many it deleted. When they are all the log
+// holds, it drops the log's bucket whole, which frees its pages without
+// reading them into memory; otherwise it deletes them in as many
+// transactions as the write budget needs. Each deletion seeks its key:
+// bbolt keeps a leaf emptied by deletes until the transaction commits, so
+// going back to the log's first key would walk every emptied leaf again.
 func (db *DB) retireVersions(maxSeq uint64) (int, error) {
 	retired := 0
+	next := uint64(0)
 	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+		versions := tx.Bucket(bucketVersions)
+		c := versions.Cursor()
+		if last, _ := c.Last(); last == nil {
+			return false, true, nil
+		} else if binary.BigEndian.Uint64(last) <= maxSeq {
+			n := 0
+			for k, _ := c.Seek(seqKey(next)); k != nil; k, _ = c.Next() {
+				n++
+			}
+			if err := tx.DeleteBucket(bucketVersions); err != nil {
+				return false, false, err
+			}
+			if _, err := tx.CreateBucket(bucketVersions); err != nil {
+				return false, false, err
+			}
+			retired += n
+			return false, true, addUint(tx.Bucket(bucketMeta), keyPendingCount, -n)
+		}
 		n := 0
-		c := tx.Bucket(bucketVersions).Cursor()
-		k, v := c.First()
-		for ; k != nil && binary.BigEndian.Uint64(k) <= maxSeq && !full; k, v = c.First() {
-			full = db.commitFull(scanCost(len(k) + len(v)))
+		k, v := c.Seek(seqKey(next))
+		for ; k != nil && binary.BigEndian.Uint64(k) <= maxSeq && !full; k, v = c.Seek(seqKey(next)) {
+			full = db.commitFull(orderedWrite(len(k) + len(v)))
+			next = binary.BigEndian.Uint64(k) + 1
 			if err := c.Delete(); err != nil {
 				return false, false, err
 			}
 			n++
 		}
+		retired += n
 		if err := addUint(tx.Bucket(bucketMeta), keyPendingCount, -n); err != nil {
 			return false, false, err
 		}
-		retired += n
 		return full, !full, nil
 	})
 	return retired, err

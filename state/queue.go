@@ -23,11 +23,9 @@ func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 				return err
 			}
 			out = append(out, crawl.Queued{Seq: binary.BigEndian.Uint64(k), Entry: e})
-			db.scanned(len(k) + len(v))
 		}
 		return nil
 	})
-	db.afterRead()
 	if err != nil {
 		return nil, fmt.Errorf("read queue in %s: %w", db.dir, err)
 	}
@@ -41,11 +39,9 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 		seen := tx.Bucket(bucketSeen)
 		for i, u := range urls {
 			out[i] = seenIn(seen, seenKey(u), db.traversal)
-			db.lookups(1)
 		}
 		return nil
 	})
-	db.afterRead()
 	if err != nil {
 		return nil, fmt.Errorf("read seen URLs in %s: %w", db.dir, err)
 	}
@@ -56,7 +52,7 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 // set, then finished URLs leave the queue (failed ones for the failed set)
 // and their items are stored with change detection, then URLs that failed
 // during an outage go back from the failed set to the queue. It takes one
-// transaction unless that would map more of the file than the resident
+// transaction unless that would hold more changed pages than the write
 // budget allows; then it goes on in more. A crash keeps a prefix of the
 // batch, in which every new URL is queued before any URL of the batch is
 // finished, so no page's links are lost; the new URLs themselves are
@@ -119,7 +115,7 @@ func (c *batchCursor) insertionOrder() {
 }
 
 // commitPart applies the batch from the cursor on, advancing it, until the
-// batch is done or the resident budget is spent (full).
+// batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
 	queue, seen, failed, pages := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketPages)
 	if c.order == nil {
@@ -131,7 +127,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	for c.enqueued < len(c.Enqueue) && !full {
 		i := c.order[c.enqueued]
 		c.enqueued++
-		full = db.commitFull(lookupBytes)
+		full = db.commitFull(randomWrites(1))
 		if seenIn(seen, c.keys[i], db.traversal) {
 			continue
 		}
@@ -163,7 +159,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 				return full, err
 			}
 		}
-		full = db.commitFull((len(sk.Items) + 1) * lookupBytes)
+		full = db.commitFull(randomWrites(len(sk.Items) + 1))
 	}
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]
@@ -202,12 +198,12 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 			}
 		}
 		// Each item's record, the failed set and the memo.
-		full = db.commitFull((len(d.Items) + len(d.Touched) + 2) * lookupBytes)
+		full = db.commitFull(randomWrites(len(d.Items) + len(d.Touched) + 2))
 	}
 	for c.retried < len(c.Retry) && !full {
 		q := c.Retry[c.retried]
 		c.retried++
-		full = db.commitFull(lookupBytes)
+		full = db.commitFull(randomWrites(1))
 		failedKey, _ := storedKey(q.URL)
 		if err := failed.Delete(failedKey); err != nil {
 			return full, err

@@ -36,7 +36,6 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		}
 		if st.NewTraversal {
 			for _, e := range starts {
-				db.lookups(1)
 				if seenIn(seen, seenKey(e.URL), traversal) {
 					continue
 				}
@@ -77,7 +76,6 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	var keys [][]byte // marked seen in key order (see insertionOrder)
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		db.lookups(1)
 		e, err := decodeEntry(v)
 		if err != nil {
 			return seq, fmt.Errorf("failed URL %q: %w", k, err)
@@ -147,8 +145,7 @@ func (db *DB) Finish(gaps int) (crawl.Finish, error) {
 func (db *DB) count(b *bolt.Bucket) int {
 	n := 0
 	c := b.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		db.scanned(len(k) + len(v))
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		n++
 	}
 	return n

@@ -25,7 +25,6 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		}
 		var stale []gone
 		err := w.items.ForEach(func(k, v []byte) error {
-			db.scanned(len(k) + len(v))
 			rec, err := decodeItemRecord(v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)
@@ -44,7 +43,6 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		}
 		pages := tx.Bucket(bucketPages)
 		for _, g := range stale {
-			db.lookups(3) // the item, its pending version and its page's memo
 			rec := g.rec
 			// The page that held it is fetched whole when it is linked
 			// again: a 304 could not bring the item back.

@@ -25,8 +25,8 @@
 // With -cgroup-limit each crawler runs in a new memory cgroup (see
 // cgroup.go) limited to that size, or unlimited with -cgroup-limit none,
 // and the table adds the cgroup's peak usage (page cache charged to it
-// included) and whether the OOM killer killed the crawler. -resident-budget
-// is passed to databrew-stage (off: no resident budget), and -colly ""
+// included) and whether the OOM killer killed the crawler. -write-budget
+// is passed to databrew-stage (off: no write budget), and -colly ""
 // runs databrew-stage alone.
 //
 // With -serve it only serves the site (with the first -items count) on
@@ -108,7 +108,7 @@ func main() {
 	serve := flag.Bool("serve", false, "only serve the site on -addr until interrupted")
 	addr := flag.String("addr", "127.0.0.1:0", "address to serve the site on with -serve")
 	cgLimit := flag.String("cgroup-limit", "", "run each crawler in a new memory cgroup with this limit, e.g. 64MiB (none: a cgroup without a limit); needs root")
-	budget := flag.String("resident-budget", "", "databrew-stage's -resident-budget (bytes, or off); empty: its default")
+	budget := flag.String("write-budget", "", "databrew-stage's -write-budget (bytes, or off); empty: its default")
 	flag.Parse()
 
 	counts, err := parseCounts("-items", *itemsFlag)
@@ -145,7 +145,7 @@ func main() {
 	fmt.Printf("catalog site on 127.0.0.1, %d items per listing page, concurrency %d, GOMAXPROCS of each process = %d CPUs\n",
 		perPage, *concurrency, numCPU())
 	limit := map[string]string{"": "none", "none": "one without a limit"}[*cgLimit]
-	fmt.Printf("databrew-stage resident budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
+	fmt.Printf("databrew-stage write budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
 	var runs []run
 	for i, n := range counts {
 		crawlers := []struct{ name, bin string }{{*collyName, *collyBin}, {"databrew-stage", *stageBin}}
@@ -191,7 +191,7 @@ func serveOnly(n int, addr string) {
 // benchOptions are how each crawler runs.
 type benchOptions struct {
 	concurrency int
-	budget      string // databrew-stage's -resident-budget
+	budget      string // databrew-stage's -write-budget
 	// cgroupLimit is the memory cgroup's limit in bytes: 0 a cgroup
 	// without one, negative no cgroup.
 	cgroupLimit int64
@@ -227,7 +227,7 @@ func benchOne(name, bin string, n int, opts benchOptions) (run, error) {
 	if name == "databrew-stage" {
 		args = append(args, "-dir", dir)
 		if opts.budget != "" {
-			args = append(args, "-resident-budget", opts.budget)
+			args = append(args, "-write-budget", opts.budget)
 		}
 	}
 	cmd := exec.Command(abs, args...)

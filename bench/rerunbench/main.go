@@ -1,5 +1,5 @@
 // Command rerunbench measures what a rerun costs: it serves the bundled
-// catalog on loopback and runs the stage on it (through stage.Run, the
+// catalog on loopback from a child process and runs the stage on it (through stage.Run, the
 // benchmark's config, tombstones on) four times per mode — a first run; a
 // rerun on the unchanged site; a rerun after one catalog step (about 1%
 // removed, 2% repriced on the cards, 1% restocked on the item pages only,
@@ -19,7 +19,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"runtime/pprof"
 	"strconv"
@@ -69,6 +68,13 @@ type row struct {
 }
 
 func main() {
+	if n, err := strconv.Atoi(os.Getenv(siteEnv)); err == nil {
+		if err := serveSite(n); err != nil {
+			fmt.Fprintln(os.Stderr, "rerunbench site:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	gctune.Apply()
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
@@ -116,9 +122,11 @@ func main() {
 
 // measure runs the four runs of one mode on a fresh catalog of n items.
 func measure(n int, mode string, concurrency int) ([]row, bool, error) {
-	site := catalogsite.New(catalogsite.Options{Items: n})
-	srv := httptest.NewServer(site)
-	defer srv.Close()
+	site, err := startSite(n)
+	if err != nil {
+		return nil, false, err
+	}
+	defer site.close()
 	dir, err := os.MkdirTemp("", "rerunbench-")
 	if err != nil {
 		return nil, false, err
@@ -128,13 +136,16 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	if mode == "revisit" {
 		extra += revisitTOML
 	}
-	cfg, err := benchconfig.Parse(catalogsite.StartURL(srv.URL), dir, concurrency, extra)
+	cfg, err := benchconfig.Parse(catalogsite.StartURL(site.URL), dir, concurrency, extra)
 	if err != nil {
 		return nil, false, err
 	}
 	var rows []row
 	run := func(name string, off time.Duration) (row, error) {
-		site.ResetStats()
+		var ok bool
+		if err := site.ask("reset", &ok); err != nil {
+			return row{}, err
+		}
 		if cpuProfile != "" && mode == "revisit" && name == "unchanged" {
 			f, err := os.Create(cpuProfile)
 			if err != nil {
@@ -148,8 +159,13 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		}
 		t0 := time.Now()
 		rep, err := stage.Run(context.Background(), *cfg, stage.Options{Clock: shiftedClock{off: off}})
-		r := row{items: n, mode: mode, run: name, seconds: time.Since(t0).Seconds(), requests: rep.Requests.Total,
-			notMod: rep.Requests.NotModified, skipped: rep.Items.Skipped, rows: rep.Export.Rows, bytes: site.BytesSent(), report: rep}
+		secs := time.Since(t0).Seconds()
+		var bytes int64
+		if askErr := site.ask("bytes", &bytes); askErr != nil {
+			return row{}, askErr
+		}
+		r := row{items: n, mode: mode, run: name, seconds: secs, requests: rep.Requests.Total,
+			notMod: rep.Requests.NotModified, skipped: rep.Items.Skipped, rows: rep.Export.Rows, bytes: bytes, report: rep}
 		if err == nil && rep.Outcome != verdict.OutcomeSuccess {
 			err = fmt.Errorf("%s run: %s", name, rep.Summary())
 		}
@@ -164,7 +180,10 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	step := site.Step(1)
+	var step catalogsite.StepCounts
+	if err := site.ask("step 1", &step); err != nil {
+		return nil, false, err
+	}
 	after, err := run("after a step", 2*time.Hour)
 	if err != nil {
 		return nil, false, err
@@ -180,7 +199,7 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 			fmt.Fprintf(os.Stderr, "rerunbench: %d items, %s: goal missed: %s\n", n, mode, fmt.Sprintf(format, args...))
 		}
 	}
-	listings := (n + site.Options().PerPage - 1) / site.Options().PerPage
+	listings := (n + site.PerPage - 1) / site.PerPage
 	if mode == "revisit" { // conditional requests alone still make every request
 		check(first.seconds >= 10*same.seconds, "unchanged rerun %.2fs, first run %.2fs: not 10x faster", same.seconds, first.seconds)
 	}

@@ -5,9 +5,9 @@
 // tags and image; concurrency from -concurrency, no delay, robots.txt
 // respected, 2 retries, min_body_bytes 512. State and export go to a fresh
 // folder under -dir, as in a real first run: every item is hashed, written
-// to the bbolt store and, after the crawl, exported. -resident-budget sets
-// the state's resident budget (state/resident.go), off to compare a crawl
-// that never drops the state file's mapped pages.
+// to the bbolt store and, after the crawl, exported. -write-budget sets
+// the state's write budget (state/writebudget.go), off to compare a crawl
+// whose commits are single transactions however large.
 //
 // It prints one JSON line to stdout:
 //
@@ -67,13 +67,13 @@ func run() int {
 	dir := flag.String("dir", "", "folder for the run's state (default: a new temporary folder, removed afterwards)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memprofile := flag.String("memprofile", "", "write a heap profile taken near the run's heap peak to this file")
-	budget := flag.String("resident-budget", "", "the state's resident budget in bytes (stage.Options.ResidentBudget); "+
-		"empty: the default; off: never drop the state file's mapped pages (a budget of math.MaxInt64/4, never reached)")
+	budget := flag.String("write-budget", "", "the state's write budget in bytes (stage.Options.WriteBudget); "+
+		"empty: the default; off: never split a commit (a budget of math.MaxInt64/4, never reached)")
 	flag.Parse()
 	if *start == "" {
 		return fail(2, "-url is required")
 	}
-	residentBudget, err := parseBudget(*budget)
+	writeBudget, err := parseBudget(*budget)
 	if err != nil {
 		return fail(2, err.Error())
 	}
@@ -113,7 +113,7 @@ func run() int {
 	}
 	stopHeap := heapPeak(onPeak)
 	t0 := time.Now()
-	report, err := stage.Run(context.Background(), *cfg, stage.Options{ResidentBudget: residentBudget})
+	report, err := stage.Run(context.Background(), *cfg, stage.Options{WriteBudget: writeBudget})
 	elapsed := time.Since(t0)
 	heap := stopHeap()
 	runtime.ReadMemStats(&after)
@@ -145,7 +145,7 @@ func run() int {
 	return 0
 }
 
-// parseBudget parses -resident-budget: empty is 0 (the default budget),
+// parseBudget parses -write-budget: empty is 0 (the default budget),
 // off a budget never reached; math.MaxInt64/4 rather than math.MaxInt64
 // keeps the state's arithmetic on it (three quarters of it, half of it)
 // from overflowing.
@@ -158,7 +158,7 @@ func parseBudget(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("-resident-budget: %q is not a positive number of bytes or off", s)
+		return 0, fmt.Errorf("-write-budget: %q is not a positive number of bytes or off", s)
 	}
 	return n, nil
 }

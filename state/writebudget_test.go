@@ -1,13 +1,10 @@
 package state
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,34 +13,6 @@ import (
 
 	"github.com/databrew/databrew-stage/crawl"
 )
-
-// mappedKB reads how many kB of the state file in dir are resident in this
-// process's memory map.
-func mappedKB(t *testing.T, dir string) int {
-	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		t.Skip("no /proc/self/smaps")
-	}
-	defer f.Close()
-	path := filepath.Join(dir, FileName)
-	kb, inState := 0, false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) >= 5 && strings.Contains(fields[0], "-"):
-			inState = fields[len(fields)-1] == path
-		case inState && fields[0] == "Rss:":
-			n, _ := strconv.Atoi(fields[1])
-			kb += n
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return kb
-}
 
 // bigItems is how many items bigState holds.
 const bigItems = 20000
@@ -121,77 +90,6 @@ func writeBigState() (string, []string, error) {
 	return dir, urls, nil
 }
 
-func TestReadingTheStateKeepsAFixedAmountMapped(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("linux only")
-	}
-	dir, urls := bigState(t)
-	db := open(t, dir)
-	db.traversal = 1 // resume the traversal that queued the URLs
-	info, err := os.Stat(filepath.Join(dir, FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A 4 MiB budget, and what a few lookups map before the kernel is
-	// asked again; the whole file is about 25 MiB.
-	db.budget = 4 << 20
-	const limit = 6 << 10
-	peak := 0
-	n := 0
-	err = db.ForEachPending(^uint64(0), func(Version) error {
-		if n++; n%500 == 0 {
-			peak = max(peak, mappedKB(t, dir))
-		}
-		return nil
-	})
-	if err != nil || n != bigItems {
-		t.Fatalf("read %d versions: %v", n, err)
-	}
-	t.Logf("reading a %d kB state file kept at most %d kB mapped", info.Size()/1024, peak)
-	if peak == 0 || peak > limit {
-		t.Fatalf("reading the versions kept %d kB of the state mapped, want 1 to %d kB", peak, limit)
-	}
-	// Random lookups all over the seen set, in chunks as the engine asks.
-	peak = 0
-	for i := 0; i < len(urls); i += 20 {
-		seen, err := db.Seen(urls[i : i+20])
-		if err != nil || !seen[0] || !seen[19] {
-			t.Fatalf("seen = %v, %v: every URL was queued", seen, err)
-		}
-		if i%400 == 0 {
-			peak = max(peak, mappedKB(t, dir))
-		}
-	}
-	if peak > limit {
-		t.Fatalf("looking up every URL kept %d kB mapped, want at most %d kB", peak, limit)
-	}
-}
-
-func TestReleaseMappedDropsResidentStatePages(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("linux only")
-	}
-	dir, _ := bigState(t)
-	db := open(t, dir)
-	if err := db.ForEachPending(^uint64(0), func(Version) error { return nil }); err != nil {
-		t.Fatal(err)
-	}
-	before := mappedKB(t, dir)
-	if err := db.ReleaseMapped(); err != nil {
-		t.Fatal(err)
-	}
-	after := mappedKB(t, dir)
-	t.Logf("mapped state %d kB -> %d kB", before, after)
-	if before == 0 || after > before/4 {
-		t.Fatalf("releasing the map left %d kB of %d kB mapped", after, before)
-	}
-	// The data is intact.
-	n := 0
-	if err := db.ForEachPending(^uint64(0), func(Version) error { n++; return nil }); err != nil || n != bigItems {
-		t.Fatalf("after release: %d versions, %v", n, err)
-	}
-}
-
 // syncedFreelist reads the state file's newer meta page and reports
 // whether it points at a list of free pages (bbolt's PgidNoFreelist means
 // the list must be rebuilt by reading every page).
@@ -250,9 +148,6 @@ func TestCloseRecordsTheFreePagesForTheNextOpen(t *testing.T) {
 }
 
 func TestCommitTakesMoreTransactionsOnlyPastTheBudget(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("linux only")
-	}
 	batch := func(db *DB, from, n int) *crawl.Batch {
 		b := &crawl.Batch{}
 		for i := from; i < from+n; i++ {
@@ -295,5 +190,58 @@ func TestCommitTakesMoreTransactionsOnlyPastTheBudget(t *testing.T) {
 		if qs, err := db.Read(0, 5000); err != nil || len(qs) != 2000 {
 			t.Fatalf("queue holds %d entries, %v; want 2000", len(qs), err)
 		}
+	}
+}
+
+// A publish retires its versions however many there are: all of them by
+// dropping the log, some of them in as many transactions as the budget
+// needs, never touching a later version.
+func TestCommitPublishRetiresManyVersionsInBoundedTransactions(t *testing.T) {
+	txid := func(db *DB) int {
+		var id int
+		_ = db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil })
+		return id
+	}
+	for _, tc := range []struct {
+		name    string
+		later   int // versions stored after the publish began
+		several bool
+	}{{"all pending versions", 0, false}, {"all but later ones", 3, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := bigState(t)
+			db := open(t, dir)
+			db.budget = 1 << 20
+			p, err := db.PendingSummary()
+			if err != nil || p.Count != bigItems {
+				t.Fatalf("pending = %+v, %v; want %d", p, err, bigItems)
+			}
+			if err := db.BeginPublish(Publication{RunID: "r1", MaxSeq: p.MaxSeq}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Begin(nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < tc.later; i++ {
+				store(t, db, version(fmt.Sprintf("later-%d", i), hash(i+1)))
+			}
+			before := txid(db)
+			n, err := db.CommitPublish("r1")
+			if err != nil || n != bigItems {
+				t.Fatalf("retired %d, %v; want %d", n, err, bigItems)
+			}
+			// The publish's first and last transactions, and the retirement's.
+			txs := txid(db) - before - 2
+			t.Logf("retired %d versions in %d transactions", n, txs)
+			if tc.several != (txs > 1) {
+				t.Fatalf("retired in %d transactions, want several: %v", txs, tc.several)
+			}
+			after, err := db.PendingSummary()
+			if err != nil || after.Count != tc.later {
+				t.Fatalf("pending after = %+v, %v; want %d", after, err, tc.later)
+			}
+			if got := pendingChanges(t, db); len(got) != tc.later {
+				t.Fatalf("pending versions after = %v, want the %d later ones", got, tc.later)
+			}
+		})
 	}
 }
