@@ -39,7 +39,7 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				if len(v) == 8 && binary.BigEndian.Uint64(v) <= last {
+				if len(v) >= 8 && binary.BigEndian.Uint64(v) <= last {
 					stale = append(stale, bytes.Clone(k))
 				}
 				next = k

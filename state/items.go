@@ -54,17 +54,27 @@ type Version struct {
 // the end of the file's tree instead of touching pages all over it; the
 // item's record points at its pending version.
 type itemWriter struct {
-	items, versions, meta *bolt.Bucket
-	traversal             uint64
-	publishedSeq          uint64
+	items, versions, meta, seen *bolt.Bucket
+	traversal                   uint64
+	publishedSeq                uint64
 }
 
 func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions := tx.Bucket(bucketVersions)
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
-	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta,
+	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
 		traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq)}
+}
+
+// lastSeen is the last traversal in which the item's page yielded it: the
+// one its record carries, or a later one that skipped the page (see
+// markSkipped).
+func (w itemWriter) lastSeen(rec *itemRecord) uint64 {
+	if m, ok := readSeen(w.seen, seenKey(rec.url)); ok && m.skipped > rec.traversal {
+		return m.skipped
+	}
+	return rec.traversal
 }
 
 // settle folds committed publishes into a record read from the items
@@ -150,40 +160,57 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 }
 
 // touch records that a page which answered 304 Not Modified still holds
-// the item (or, skipped, that a revisit policy did not fetch its page):
-// counted unchanged (skipped), seen in this traversal. It reports false
+// the item: counted unchanged, seen in this traversal. It reports false
 // when it could not stand for a fetch: the key is not stored, is held for
 // another URL (counted a duplicate, as a fetch would be), is held as
 // removed, or had its hash cleared by a repair — the page must be fetched
 // whole next time.
-func (w itemWriter) touch(ref crawl.ItemRef, skipped bool, counts *crawl.Committed) (bool, error) {
+func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, error) {
 	k, _ := storedKey(ref.Key)
-	old := w.items.Get(k)
-	if old == nil {
-		return false, nil
+	rec, ok, err := w.standing(k, ref, counts)
+	if !ok || err != nil {
+		return false, err
 	}
-	rec, err := decodeItemRecord(old)
-	if err != nil {
-		return false, fmt.Errorf("item %q: %w", ref.Key, err)
-	}
-	switch {
-	case rec.url != ref.URL:
-		counts.Duplicate(ref.Key, rec.url, ref.URL)
-		return false, nil
-	case rec.flags&itemRemoved != 0 || rec.hash == ([16]byte{}):
-		return false, nil
-	}
-	if skipped {
-		counts.Skipped++
-	} else {
-		counts.Unchanged++
-	}
+	counts.Unchanged++
 	if rec.traversal >= w.traversal {
 		return true, nil
 	}
 	w.settle(&rec)
 	rec.traversal = w.traversal
 	return true, w.items.Put(k, rec.encode())
+}
+
+// skip counts an item of a page a revisit policy did not fetch, as touch
+// would, but writes nothing: the page's skip mark in the seen set says the
+// item was there (see lastSeen).
+func (w itemWriter) skip(ref crawl.ItemRef, counts *crawl.Committed) error {
+	k, _ := storedKey(ref.Key)
+	_, ok, err := w.standing(k, ref, counts)
+	if ok {
+		counts.Skipped++
+	}
+	return err
+}
+
+// standing reads the record of an item a page yielded last time and
+// reports whether it still stands for that page (see touch).
+func (w itemWriter) standing(k []byte, ref crawl.ItemRef, counts *crawl.Committed) (itemRecord, bool, error) {
+	old := w.items.Get(k)
+	if old == nil {
+		return itemRecord{}, false, nil
+	}
+	rec, err := decodeItemRecord(old)
+	if err != nil {
+		return itemRecord{}, false, fmt.Errorf("item %q: %w", ref.Key, err)
+	}
+	switch {
+	case rec.url != ref.URL:
+		counts.Duplicate(ref.Key, rec.url, ref.URL)
+		return rec, false, nil
+	case rec.flags&itemRemoved != 0 || rec.hash == ([16]byte{}):
+		return rec, false, nil
+	}
+	return rec, true, nil
 }
 
 // challenges reports whether the page at url, yielding a key another page
@@ -209,16 +236,18 @@ func (w itemWriter) challenges(prev *itemRecord, url string) bool {
 // other page takes the key over when the item was removed, or when the
 // holder missed a whole traversal in which that page yielded the key.
 func (w itemWriter) holds(prev *itemRecord, url string, hash [16]byte) bool {
-	switch {
-	case prev.url == url:
+	if prev.url == url {
 		return prev.traversal != w.traversal || prev.hash == hash
-	case prev.traversal == w.traversal:
+	}
+	last := w.lastSeen(prev)
+	switch {
+	case last == w.traversal:
 		return false
 	case prev.flags&itemRemoved != 0:
 		return true
 	}
 	return prev.flags&itemChallenger != 0 && prev.challenger == url &&
-		prev.chTraversal+1 == w.traversal && prev.traversal+1 < w.traversal
+		prev.chTraversal+1 == w.traversal && last+1 < w.traversal
 }
 
 // putPending makes ver the item's pending version, dropping the one it

@@ -187,3 +187,35 @@ func TestAnIntentBecomesReadyWithItsManifest(t *testing.T) {
 		t.Fatalf("after ready and reopening: %+v; want one publication with its manifest and verdict", got)
 	}
 }
+
+// An item whose page a revisit policy skipped in a clean traversal is
+// there: no tombstone, although its record was not written in it; the
+// traversal after, which neither fetches nor skips it, removes it.
+func TestTombstonesSpareItemsOfSkippedPages(t *testing.T) {
+	db := open(t, t.TempDir())
+	db.Begin(nil)
+	kept, skipped, gone := version("kept", hash(1)), version("skipped", hash(1)), version("gone", hash(1))
+	store(t, db, kept, skipped, gone)
+	db.Finish(0)
+	st2, _ := db.Begin(nil)
+	store(t, db, kept)
+	c, err := db.Commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: skipped.URL, Items: []crawl.ItemRef{{Key: "skipped", URL: skipped.URL}}}}})
+	if err != nil || c.Skipped != 1 {
+		t.Fatalf("skip committed %+v, %v", c, err)
+	}
+	if n, err := db.MarkRemoved(st2.Traversal, "r2", time.Unix(100, 0)); err != nil || n != 0 {
+		t.Fatalf("removed %d, %v; nothing was published yet", n, err)
+	}
+	if got := pendingChanges(t, db); len(got) != 2 || got["kept"] != ChangeNew || got["skipped"] != ChangeNew {
+		t.Fatalf("pending = %v, want kept and skipped as new, gone dropped", got)
+	}
+	db.Finish(0)
+	st3, _ := db.Begin(nil)
+	store(t, db, kept)
+	if _, err := db.MarkRemoved(st3.Traversal, "r3", time.Unix(200, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := pendingChanges(t, db); len(got) != 1 || got["kept"] != ChangeNew {
+		t.Fatalf("pending = %v, want only kept: skipped was neither fetched nor skipped in traversal 3", got)
+	}
+}

@@ -151,15 +151,15 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if seenIn(seen, key, db.traversal) {
 			continue
 		}
-		if err := markSeen(seen, key, db.traversal); err != nil {
+		if err := markSkipped(seen, key, db.traversal); err != nil {
 			return full, err
 		}
 		for _, ref := range sk.Items {
-			if _, err := items.touch(ref, true, counts); err != nil {
+			if err := items.skip(ref, counts); err != nil {
 				return full, err
 			}
 		}
-		full = db.commitFull(randomWrites(len(sk.Items) + 1))
+		full = db.commitFull(randomWrites(1))
 	}
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]
@@ -184,7 +184,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		}
 		stands := true
 		for _, ref := range d.Touched {
-			ok, err := items.touch(ref, false, counts)
+			ok, err := items.touch(ref, counts)
 			if err != nil {
 				return full, err
 			}

@@ -31,8 +31,9 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			}
 			w.settle(&rec)
 			// A key another page yielded in the traversal is still there
-			// (see itemWriter.holds).
-			seen := rec.traversal >= traversal || rec.flags&itemChallenger != 0 && rec.chTraversal >= traversal
+			// (see itemWriter.holds), as is one whose page was skipped.
+			seen := rec.traversal >= traversal || rec.flags&itemChallenger != 0 && rec.chTraversal >= traversal ||
+				rec.flags&itemRemoved == 0 && w.lastSeen(&rec) >= traversal
 			if !seen && rec.flags&itemRemoved == 0 {
 				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
 			}

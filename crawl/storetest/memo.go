@@ -107,3 +107,30 @@ func skippedPagesAreSeen(f *fixture) {
 		}
 	}
 }
+
+// skippedPagesKeepTheirKeys: a page skipped in a traversal yielded its
+// items there as far as a takeover is concerned, even when a later
+// traversal fetches it after the challenger.
+func skippedPagesKeepTheirKeys(f *fixture) {
+	a, b := itemURL(1), itemURL(2)
+	f.begin(start(startURL))
+	f.yield(items(version("k", a, 1)))
+	// Traversal 2: a is skipped, b yields k too.
+	f.nextTraversal()
+	f.commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: a, Items: []crawl.ItemRef{{Key: "k", URL: a}}}}})
+	got := f.yield(items(version("k", b, 2)))
+	f.expectCounts("k from b in traversal 2", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
+	// Traversal 3: a is queued, b yields k before a is fetched: a did not
+	// miss traversal 2, so b does not take k over.
+	f.nextTraversal()
+	f.enqueue(item(a))
+	got = f.yield(items(version("k", b, 3)))
+	f.expectCounts("k from b in traversal 3", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
+	// Traversal 4: a is neither fetched nor skipped, b yields k again; in
+	// traversal 5 b takes k over (a missed traversal 4).
+	f.nextTraversal()
+	f.yield(items(version("k", b, 4)))
+	f.nextTraversal()
+	got = f.yield(items(version("k", b, 5)))
+	f.expectCounts("k from b in traversal 5", got, crawl.Committed{Changed: 1})
+}

@@ -45,6 +45,7 @@ func Run(t *testing.T, newStore func(t *testing.T) crawl.Store) {
 		{"MemoIsReplacedForgottenOrKeptAsDoneSays", memoReplacedForgottenKept},
 		{"TouchedItemsCountUnchangedWhenHeldForTheirURL", touchedItemsCountUnchanged},
 		{"SkippedPagesAreSeenAndTheirItemsCountSkippedOnce", skippedPagesAreSeen},
+		{"SkippedPagesKeepTheirKeysAgainstATakeover", skippedPagesKeepTheirKeys},
 	}
 	for _, p := range properties {
 		t.Run(p.name, func(t *testing.T) { p.check(&fixture{t: t, s: newStore(t)}) })
