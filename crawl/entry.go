@@ -136,9 +136,10 @@ type Batch struct {
 	Done []Done
 	// Skipped are item pages a revisit policy found not due: the store
 	// marks each seen in the traversal, unless it already is (then the
-	// skip is dropped), and counts its items skipped and seen, as a 304
-	// would have them without counting them unchanged (see
-	// Committed.Skipped). Applied after Enqueue.
+	// skip is dropped), and counts the items its memo lists skipped; they
+	// are there in the traversal, for tombstones and against a takeover
+	// of their keys, as a fetch would have them, but no item record is
+	// read or written (see Committed.Skipped). Applied after Enqueue.
 	Skipped []Skip
 	// Retry are URLs that failed during an outage and go back to the
 	// queue under new sequence numbers, leaving the failed set: applied

@@ -76,9 +76,8 @@ type DB struct {
 	origin Origin
 	// traversal is cached at Begin for item records.
 	traversal uint64
-	// budget is the write budget; held is what the write transaction of
-	// commitInParts running now may hold (see writebudget.go).
-	budget, held int64
+	// budget is the write budget (see writebudget.go).
+	budget int64
 }
 
 // Options tune Open.

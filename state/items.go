@@ -180,18 +180,6 @@ func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, err
 	return true, w.items.Put(k, rec.encode())
 }
 
-// skip counts an item of a page a revisit policy did not fetch, as touch
-// would, but writes nothing: the page's skip mark in the seen set says the
-// item was there (see lastSeen).
-func (w itemWriter) skip(ref crawl.ItemRef, counts *crawl.Committed) error {
-	k, _ := storedKey(ref.Key)
-	_, ok, err := w.standing(k, ref, counts)
-	if ok {
-		counts.Skipped++
-	}
-	return err
-}
-
 // standing reads the record of an item a page yielded last time and
 // reports whether it still stands for that page (see touch).
 func (w itemWriter) standing(k []byte, ref crawl.ItemRef, counts *crawl.Committed) (itemRecord, bool, error) {

@@ -165,9 +165,9 @@ func (db *DB) retireVersions(maxSeq uint64) (int, error) {
 			return false, true, addUint(tx.Bucket(bucketMeta), keyPendingCount, -n)
 		}
 		n := 0
-		k, v := c.Seek(seqKey(next))
-		for ; k != nil && binary.BigEndian.Uint64(k) <= maxSeq && !full; k, v = c.Seek(seqKey(next)) {
-			full = db.commitFull(orderedWrite(len(k) + len(v)))
+		k, _ := c.Seek(seqKey(next))
+		for ; k != nil && binary.BigEndian.Uint64(k) <= maxSeq && !full; k, _ = c.Seek(seqKey(next)) {
+			full = db.commitFull(tx)
 			next = binary.BigEndian.Uint64(k) + 1
 			if err := c.Delete(); err != nil {
 				return false, false, err

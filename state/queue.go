@@ -90,6 +90,9 @@ type batchCursor struct {
 	// entry's seen key (see insertionOrder).
 	order []int
 	keys  [][]byte
+	// skipOrder and skipKeys are the same for the skipped pages.
+	skipOrder []int
+	skipKeys  [][]byte
 
 	enqueued, skipped, finished, retried int
 }
@@ -98,12 +101,12 @@ func (c *batchCursor) done() bool {
 	return c.enqueued == len(c.Enqueue) && c.skipped == len(c.Skipped) && c.finished == len(c.Done) && c.retried == len(c.Retry)
 }
 
-// insertionOrder sorts the new URLs by their seen key. bbolt keeps a
-// node's entries in a sorted slice until the transaction commits, so
-// inserting keys in random order costs a copy of the slice's tail per key:
-// quadratic in the keys a transaction inserts, which a listing page of
-// 100,000 links turned into minutes. In key order every insert lands at the
-// end of what the transaction added.
+// insertionOrder sorts the new URLs, and the skipped pages, by their seen
+// key. bbolt keeps a node's entries in a sorted slice until the
+// transaction commits, so inserting keys in random order costs a copy of
+// the slice's tail per key: quadratic in the keys a transaction inserts,
+// which a listing page of 100,000 links turned into minutes. In key order
+// every insert lands at the end of what the transaction added.
 func (c *batchCursor) insertionOrder() {
 	c.keys = make([][]byte, len(c.Enqueue))
 	c.order = make([]int, len(c.Enqueue))
@@ -112,6 +115,15 @@ func (c *batchCursor) insertionOrder() {
 		c.order[i] = i
 	}
 	slices.SortStableFunc(c.order, func(a, b int) int { return bytes.Compare(c.keys[a], c.keys[b]) })
+	c.skipKeys = make([][]byte, len(c.Skipped))
+	c.skipOrder = make([]int, len(c.Skipped))
+	for i, sk := range c.Skipped {
+		c.skipKeys[i] = seenKey(sk.URL)
+		c.skipOrder[i] = i
+	}
+	// Marked in key order, a batch's skipped pages land on neighbouring
+	// pages of the seen set, so a transaction holds fewer of them.
+	slices.SortStableFunc(c.skipOrder, func(a, b int) int { return bytes.Compare(c.skipKeys[a], c.skipKeys[b]) })
 }
 
 // commitPart applies the batch from the cursor on, advancing it, until the
@@ -127,7 +139,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	for c.enqueued < len(c.Enqueue) && !full {
 		i := c.order[c.enqueued]
 		c.enqueued++
-		full = db.commitFull(randomWrites(1))
+		full = db.commitFull(tx)
 		if seenIn(seen, c.keys[i], db.traversal) {
 			continue
 		}
@@ -145,21 +157,17 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	}
 	items := newItemWriter(tx, db.traversal)
 	for c.skipped < len(c.Skipped) && !full {
-		sk := &c.Skipped[c.skipped]
+		i := c.skipOrder[c.skipped]
+		sk, key := &c.Skipped[i], c.skipKeys[i]
 		c.skipped++
-		key := seenKey(sk.URL)
 		if seenIn(seen, key, db.traversal) {
 			continue
 		}
 		if err := markSkipped(seen, key, db.traversal); err != nil {
 			return full, err
 		}
-		for _, ref := range sk.Items {
-			if err := items.skip(ref, counts); err != nil {
-				return full, err
-			}
-		}
-		full = db.commitFull(randomWrites(1))
+		counts.Skipped += len(sk.Items)
+		full = db.commitFull(tx)
 	}
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]
@@ -197,13 +205,12 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 				return full, err
 			}
 		}
-		// Each item's record, the failed set and the memo.
-		full = db.commitFull(randomWrites(len(d.Items) + len(d.Touched) + 2))
+		full = db.commitFull(tx)
 	}
 	for c.retried < len(c.Retry) && !full {
 		q := c.Retry[c.retried]
 		c.retried++
-		full = db.commitFull(randomWrites(1))
+		full = db.commitFull(tx)
 		failedKey, _ := storedKey(q.URL)
 		if err := failed.Delete(failedKey); err != nil {
 			return full, err

@@ -22,14 +22,10 @@ const (
 	// DefaultWriteBudget is what one write transaction may hold of changed
 	// pages, in bytes, unless Options say otherwise.
 	DefaultWriteBudget = 8 << 20
-	// writeBytes is what one random-key write may hold: its leaf page
-	// decoded (about a hundred entries of 64 bytes for a page of the seen
-	// set) and the copy written at commit.
-	writeBytes = 12 << 10
-	// scanBytesPerPage is the least a leaf page holds of keys and values
-	// (bbolt splits pages half full): writes next in key order share their
-	// leaf page, so each holds its entry's share of one.
-	scanBytesPerPage = 2 << 10
+	// nodeBytes is what one changed page holds: bbolt decodes it into a
+	// node (about a hundred entries of 64 bytes for a 4 KiB page of the
+	// seen set) and copies it into a page buffer to write it.
+	nodeBytes = 10 << 10
 )
 
 // commitInParts runs fn in write transactions until it reports done; fn
@@ -39,7 +35,6 @@ func (db *DB) commitInParts(fn func(tx *bolt.Tx) (full, done bool, err error)) e
 	for {
 		var done bool
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
-			db.held = 0
 			var err error
 			_, done, err = fn(tx)
 			return err
@@ -50,16 +45,12 @@ func (db *DB) commitInParts(fn func(tx *bolt.Tx) (full, done bool, err error)) e
 	}
 }
 
-// commitFull records that a transaction of commitInParts may hold n more
-// bytes of changed pages and reports whether it should end.
-func (db *DB) commitFull(n int) bool {
-	db.held += int64(n)
-	return db.held >= db.budget
+// commitFull reports whether a transaction of commitInParts should end:
+// the pages it changed, which bbolt counts as it decodes them, hold the
+// budget. Writes that land on a page already changed cost nothing more,
+// so a transaction whose keys are close (sorted, or appended) goes on
+// longer than one whose keys are spread over the file.
+func (db *DB) commitFull(tx *bolt.Tx) bool {
+	stats := tx.Stats()
+	return stats.GetNodeCount()*nodeBytes >= db.budget
 }
-
-// randomWrites is what n random-key writes may hold.
-func randomWrites(n int) int { return n * writeBytes }
-
-// orderedWrite is what writing an entry of n bytes of key and value in key
-// order may hold.
-func orderedWrite(n int) int { return max(n, 64) * writeBytes / scanBytesPerPage }

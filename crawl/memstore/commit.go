@@ -21,7 +21,7 @@ func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		}
 		s.seen[sk.URL] = struct{}{}
 		for _, ref := range sk.Items {
-			s.touch(ref, true, &counts)
+			s.skip(ref, &counts)
 		}
 	}
 	for i := range b.Done {
@@ -38,7 +38,7 @@ func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		}
 		stands := true
 		for _, ref := range d.Touched {
-			stands = s.touch(ref, false, &counts) && stands
+			stands = s.touch(ref, &counts) && stands
 		}
 		switch {
 		case d.Failed:

@@ -53,10 +53,9 @@ func (s *Store) holds(it *item, v *crawl.ItemVersion) bool {
 }
 
 // touch counts an item a page that answered 304 still holds unchanged
-// (or that a skipped page holds, skipped) and seen in the traversal, and
-// reports whether it could: not when the
+// and seen in the traversal, and reports whether it could: not when the
 // key is not stored, or is held for another URL (a duplicate).
-func (s *Store) touch(ref crawl.ItemRef, skipped bool, counts *crawl.Committed) bool {
+func (s *Store) touch(ref crawl.ItemRef, counts *crawl.Committed) bool {
 	it, ok := s.items[ref.Key]
 	switch {
 	case !ok:
@@ -65,11 +64,16 @@ func (s *Store) touch(ref crawl.ItemRef, skipped bool, counts *crawl.Committed) 
 		counts.Duplicate(ref.Key, it.url, ref.URL)
 		return false
 	}
-	if skipped {
-		counts.Skipped++
-	} else {
-		counts.Unchanged++
-	}
+	counts.Unchanged++
 	it.traversal = s.traversal
 	return true
+}
+
+// skip counts an item a skipped page's memo lists and, when the page holds
+// it, has it seen in the traversal.
+func (s *Store) skip(ref crawl.ItemRef, counts *crawl.Committed) {
+	counts.Skipped++
+	if it, ok := s.items[ref.Key]; ok && it.url == ref.URL {
+		it.traversal = s.traversal
+	}
 }

@@ -95,7 +95,7 @@ func skippedPagesAreSeen(f *fixture) {
 	f.nextTraversal()
 	skip := crawl.Skip{URL: a, Items: []crawl.ItemRef{{Key: "k", URL: a}, {Key: "absent", URL: a}}}
 	got := f.commit(&crawl.Batch{Skipped: []crawl.Skip{skip}})
-	f.expectCounts("skipped", got, crawl.Committed{Skipped: 1})
+	f.expectCounts("skipped", got, crawl.Committed{Skipped: 2})
 	if seen := f.seen(a); !seen[0] {
 		f.t.Fatal("a skipped page is not seen in the traversal")
 	}
