@@ -18,10 +18,15 @@ func (r *run) memo(q Queued) (usable *PageMemo, exists bool) {
 		r.e.log.Warn("cannot read what the state keeps of a page; fetching it whole", "url", q.URL, "err", err)
 		return nil, false
 	}
+	return r.usable(m), m != nil
+}
+
+// usable is m when it was made with the run's MemoTag.
+func (r *run) usable(m *PageMemo) *PageMemo {
 	if m == nil || m.Tag != r.e.s.MemoTag {
-		return nil, m != nil
+		return nil
 	}
-	return m, true
+	return m
 }
 
 // conditionalHeader is hdr with the validators of memo: the site answers

@@ -49,12 +49,28 @@ func itemsChanged(before, now []ItemRef) bool {
 func (r *run) sortDue(c *completion) {
 	now := r.e.d.Clock.Now()
 	c.due = make([]Entry, 0, len(c.links))
+	var items []string
+	for _, l := range c.links {
+		if l.Kind == KindItem {
+			items = append(items, l.URL)
+		}
+	}
+	memos := make([]*PageMemo, len(items))
+	if r.e.d.Store != nil && len(items) > 0 {
+		var err error
+		if memos, err = r.e.d.Store.Memos(items); err != nil {
+			r.e.log.Warn("cannot read what the state keeps of a listing's item pages; fetching them", "err", err)
+			memos = make([]*PageMemo, len(items))
+		}
+	}
+	i := 0
 	for _, l := range c.links {
 		if l.Kind != KindItem {
 			c.due = append(c.due, l)
 			continue
 		}
-		m, _ := r.memo(Queued{Entry: l})
+		m := r.usable(memos[i])
+		i++
 		if m == nil || m.Due.IsZero() || !now.Before(m.Due) || m.Card != l.Card {
 			c.due = append(c.due, l)
 			continue

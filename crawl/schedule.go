@@ -7,6 +7,7 @@ const (
 	readChunk     = 256  // entries read from the store at once
 	batchOps      = 512  // a batch is sent to the writer at this size
 	batchMaxOps   = 4096 // and the run waits for the writer beyond it
+	lightPerOp    = 16   // light entries weigh this much less (see ops)
 	flushInterval = 200 * time.Millisecond
 )
 
@@ -27,6 +28,7 @@ type schedule struct {
 	unread  int                 // enqueued entries not in the frontier since the last send
 	nextSeq uint64
 	batch   *Batch
+	light   int       // the batch's light entries (see ops)
 	since   time.Time // when the current batch got its first op
 }
 
@@ -112,6 +114,7 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 			continue
 		}
 		s.addOp()
+		s.light++
 		s.batch.Skipped = append(s.batch.Skipped, sk)
 	}
 	for i, l := range fresh {
@@ -141,6 +144,9 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 // finish adds a finished URL to the batch.
 func (s *schedule) finish(d Done) {
 	s.addOp()
+	if len(d.Items) == 0 && len(d.Touched) == 0 {
+		s.light++
+	}
 	s.batch.Done = append(s.batch.Done, d)
 }
 
@@ -164,7 +170,14 @@ func (s *schedule) addOp() {
 	}
 }
 
-func (s *schedule) ops() int { return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) }
+// ops is the batch's size as the writer feels it. Skipped pages and
+// finished pages without items (a listing that answered 304, say) are
+// light: the store writes one mark for each. They weigh 1/lightPerOp, so
+// a rerun that skips most pages commits them in large batches, whose
+// marks, sorted by key, share the store's pages.
+func (s *schedule) ops() int {
+	return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) - s.light + s.light/lightPerOp
+}
 
 // overdue reports whether the batch grew past batchMaxOps while the writer
 // is busy: the run must wait for the writer before it goes on.
@@ -191,6 +204,7 @@ func (s *schedule) send() {
 	s.batch.NextSeq = s.nextSeq
 	s.w.send(s.batch)
 	s.batch = &Batch{}
+	s.light = 0
 	s.unread = 0
 }
 

@@ -63,6 +63,9 @@ type Store interface {
 	// nil when it has none. Workers call it concurrently with everything
 	// else.
 	Memo(url string) (*PageMemo, error)
+	// Memos returns the memos of the pages at urls, nil for each page it
+	// has none of: what Memo returns for each, in one go.
+	Memos(urls []string) ([]*PageMemo, error)
 }
 
 // Start is what Begin found and did.

@@ -20,25 +20,38 @@ const memoVersion = 1
 
 // Memo returns the memo of the page at url, nil when the state has none.
 func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
-	var m *crawl.PageMemo
+	ms, err := db.Memos([]string{url})
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// Memos returns the memos of the pages at urls, in one read transaction;
+// nil for a page the state has none of.
+func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
+	out := make([]*crawl.PageMemo, len(urls))
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketPages).Get(seenKey(url))
-		if v == nil {
-			return nil
-		}
-		got, err := decodeMemo(v)
-		if err != nil {
-			return fmt.Errorf("page memo of %s: %w", url, err)
-		}
-		if got.url == url { // another URL with the same 128-bit hash is no memo
-			m = &got.PageMemo
+		pages := tx.Bucket(bucketPages)
+		for i, url := range urls {
+			v := pages.Get(seenKey(url))
+			if v == nil {
+				continue
+			}
+			got, err := decodeMemo(v)
+			if err != nil {
+				return fmt.Errorf("page memo of %s: %w", url, err)
+			}
+			if got.url == url { // another URL with the same 128-bit hash is no memo
+				out[i] = &got.PageMemo
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read page memo in %s: %w", db.dir, err)
+		return nil, fmt.Errorf("read page memos in %s: %w", db.dir, err)
 	}
-	return m, nil
+	return out, nil
 }
 
 // putMemo replaces or removes the memo of a finished page as its Done

@@ -130,3 +130,14 @@ func (s *Store) Memo(url string) (*crawl.PageMemo, error) {
 	defer s.mu.Unlock()
 	return s.memos[url], nil
 }
+
+// Memos returns the memos of the pages at urls; see crawl.Store.
+func (s *Store) Memos(urls []string) ([]*crawl.PageMemo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*crawl.PageMemo, len(urls))
+	for i, u := range urls {
+		out[i] = s.memos[u]
+	}
+	return out, nil
+}

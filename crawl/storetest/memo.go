@@ -39,6 +39,10 @@ func memoReplacedForgottenKept(f *fixture) {
 	if m := f.memoOf("http://shop.test/list/9"); m != nil {
 		f.t.Fatalf("memo of another page = %+v", m)
 	}
+	ms, err := f.s.Memos([]string{"http://shop.test/list/9", page.URL})
+	if err != nil || len(ms) != 2 || ms[0] != nil || !reflect.DeepEqual(ms[1], memo) {
+		f.t.Fatalf("Memos = %+v, %v; want [nil, %+v]", ms, err, memo)
+	}
 	again := f.enqueue(listing("http://shop.test/list/1?again"))[0]
 	again.URL = page.URL // the same page, finished again
 	f.done(again, crawl.Done{})
