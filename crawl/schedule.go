@@ -125,6 +125,7 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 		q := Queued{Seq: s.nextSeq, Entry: l}
 		s.nextSeq++
 		s.addOp()
+		s.light++
 		s.batch.Enqueue = append(s.batch.Enqueue, q)
 		switch {
 		case stopping:
@@ -170,11 +171,12 @@ func (s *schedule) addOp() {
 	}
 }
 
-// ops is the batch's size as the writer feels it. Skipped pages and
-// finished pages without items (a listing that answered 304, say) are
-// light: the store writes one mark for each. They weigh 1/lightPerOp, so
-// a rerun that skips most pages commits them in large batches, whose
-// marks, sorted by key, share the store's pages.
+// ops is the batch's size as the writer feels it. New URLs, skipped pages
+// and finished pages without items (a listing that answered 304, say) are
+// light: the store writes a mark or two for each. They weigh
+// 1/lightPerOp, so a listing's links, or a rerun that skips most pages,
+// go to the store in large batches, whose marks, sorted by key, share the
+// store's pages.
 func (s *schedule) ops() int {
 	return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) - s.light + s.light/lightPerOp
 }
