@@ -66,13 +66,15 @@ demo:
 	$(GO) run ./cmd/databrew-stage demo
 
 ## bench: crawl a local catalog site with databrew-stage and with Colly, side by side
-BENCH_ITEMS ?= 10000,100000
+BENCH_ITEMS ?= 10000,200000
 BENCH_RUNS ?= 3,1
 BENCH_RERUN_ITEMS ?= 10000,200000
+# BENCH_DRIVER_FLAGS: e.g. -cgroup-limit none (as root) adds each crawler's cgroup peak
+BENCH_DRIVER_FLAGS ?=
 bench:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
 	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
-	$(GO) run ./bench/driver -items $(BENCH_ITEMS) -runs $(BENCH_RUNS) -stage bin/bench-stage -colly bin/bench-colly
+	$(GO) run ./bench/driver -items $(BENCH_ITEMS) -runs $(BENCH_RUNS) -stage bin/bench-stage -colly bin/bench-colly $(BENCH_DRIVER_FLAGS)
 	$(GO) build -o bin/databrew-stage ./cmd/databrew-stage
 	$(GO) run ./bench/exportbench -format parquet -bin bin/databrew-stage
 	$(GO) run ./bench/exportbench -format arrow
