@@ -31,16 +31,17 @@ type Layout struct {
 	Output string
 }
 
-// RunDir is the folder a run publishes into; the date is the run's UTC
-// start day.
-func (l Layout) RunDir(startedAt time.Time, runID string) string {
-	return filepath.Join(l.Output, filepath.FromSlash(RunPath(startedAt, runID)))
+// RunDir is the folder a run publishes into under its partition day (see
+// RunPath).
+func (l Layout) RunDir(day time.Time, runID string) string {
+	return filepath.Join(l.Output, filepath.FromSlash(RunPath(day, runID)))
 }
 
 // RunPath is a run folder's path under the export root, slash-separated:
-// dt=YYYY-MM-DD/run=<run_id>, the date being the run's UTC start day.
-func RunPath(startedAt time.Time, runID string) string {
-	return "dt=" + startedAt.UTC().Format(time.DateOnly) + "/run=" + runID
+// dt=YYYY-MM-DD/run=<run_id>, the date being day's in UTC: the run's start
+// day, or the partition date an orchestrator gave it.
+func RunPath(day time.Time, runID string) string {
+	return "dt=" + day.UTC().Format(time.DateOnly) + "/run=" + runID
 }
 
 // VerdictPath is the export root's latest verdict.

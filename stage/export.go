@@ -1,6 +1,8 @@
 package stage
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,6 +37,16 @@ type exporter struct {
 	target exportTarget
 	// afterStep is Options.AfterPublishStep.
 	afterStep func(PublishStep) error
+	// partitionDate is Options.PartitionDate.
+	partitionDate time.Time
+}
+
+// partitionDay is the day whose dt= partition a run publishes into.
+func (x *exporter) partitionDay(r *verdict.RunReport) time.Time {
+	if !x.partitionDate.IsZero() {
+		return x.partitionDate
+	}
+	return r.StartedAt
 }
 
 // exportTarget is where an exporter publishes: the publish protocol of
@@ -71,7 +83,7 @@ func openTarget(ctx context.Context, cfg config.Config) (exportTarget, error) {
 // newExporter returns the exporter of cfg into target.
 func newExporter(cfg config.Config, db *state.DB, target exportTarget, opts Options, log *slog.Logger) *exporter {
 	return &exporter{
-		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep, target: target,
+		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep, target: target, partitionDate: opts.PartitionDate,
 		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
 	}
 }

@@ -60,7 +60,7 @@ func (f *folderTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 	if err != nil {
 		return fmt.Errorf("write export: %w", err)
 	}
-	runDir := f.layout.RunDir(r.StartedAt, r.RunID)
+	runDir := f.layout.RunDir(x.partitionDay(r), r.RunID)
 	if err := x.reached(StepStaging); err != nil {
 		return err
 	}

@@ -122,7 +122,7 @@ func (o *objectTarget) rollBack(ctx context.Context, x *exporter, p state.Public
 
 // publish writes the run's part under its prefix and commits it.
 func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error {
-	runPrefix := o.t.Key(sink.RunPath(r.StartedAt, r.RunID) + "/")
+	runPrefix := o.t.Key(sink.RunPath(x.partitionDay(r), r.RunID) + "/")
 	pub := state.Publication{RunID: r.RunID, MaxSeq: maxSeq, Target: o.t.URL(), Dir: runPrefix}
 	if err := x.db.BeginPublish(pub); err != nil {
 		return err

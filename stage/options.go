@@ -34,6 +34,11 @@ type Options struct {
 	// the traversal starts over, and every item is exported again as new.
 	// Every page of the state file is checked first; a sound file is kept.
 	ResetState bool
+	// PartitionDate, when set, is the day whose dt= partition the run
+	// publishes into, instead of the run's UTC start day: an
+	// orchestrator's logical date, so a backfill or a rerun of a day lands
+	// in that day's partition. Only its date (in UTC) counts.
+	PartitionDate time.Time
 	// WriteBudget bounds what one state transaction holds of changed
 	// pages in memory, in bytes (state.Options.WriteBudget); 0 means
 	// state.DefaultWriteBudget. Benchmarks set it to compare budgets.

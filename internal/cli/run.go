@@ -44,6 +44,8 @@ type runFlags struct {
 	logLevel         string
 	progress         string
 	resetState       bool
+	partitionDate    string
+	xcomFile         string
 }
 
 func runCmd(args []string, env Env) int {
@@ -59,6 +61,8 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
+	fs.StringVar(&f.partitionDate, "partition-date", "", "publish into the dt=YYYY-MM-DD partition of this date instead of the run's start day (an orchestrator's logical date, e.g. Airflow's {{ ds }})")
+	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the outcome (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
@@ -73,6 +77,10 @@ func runCmd(args []string, env Env) int {
 	}
 	if f.exitUnproductive < 0 || f.exitUnproductive > 255 || f.exitUnproductive == ExitFailed || f.exitUnproductive == ExitUsage {
 		return usageError(env, "run", "--exit-unproductive must be 3-255 (1 and 2 mean a failed run and a usage error)")
+	}
+	partitionDate, err := parsePartitionDate(f.partitionDate)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
 	}
 	logger, err := newLogger(env.Stderr, f.logFormat, f.logLevel)
 	if err != nil {
@@ -102,7 +110,8 @@ func runCmd(args []string, env Env) int {
 	var reports []verdict.RunReport
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
-		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState}
+		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState,
+			PartitionDate: partitionDate}
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}
@@ -129,6 +138,12 @@ func runCmd(args []string, env Env) int {
 	if f.verdictFile != "" {
 		if err := renameio.WriteFile(f.verdictFile, lines.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(env.Stderr, "databrew-stage run: write --verdict-file: %v\n", err)
+			return ExitFailed
+		}
+	}
+	if f.xcomFile != "" {
+		if err := writeXCom(f.xcomFile, reports); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage run: write --xcom-file: %v\n", err)
 			return ExitFailed
 		}
 	}
