@@ -80,6 +80,7 @@ func TestScripts(t *testing.T) {
 			"envsubst":    cmdEnvsubst,
 			"jsonl":       cmdJSONL,
 			"schemacheck": cmdSchemacheck,
+			"pipes":       cmdPipes,
 		},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/renameio/v2"
@@ -86,6 +87,21 @@ func runCmd(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
+	pipes, err := openPipes(env)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	if pipes != nil {
+		logger = slog.New(&pipesHandler{next: logger.Handler(), s: pipes})
+		if partitionDate.IsZero() {
+			partitionDate = pipesPartitionDate(pipes)
+		}
+		defer func() {
+			if err := pipes.Close(); err != nil {
+				fmt.Fprintf(env.Stderr, "databrew-stage run: %v\n", err)
+			}
+		}()
+	}
 	progress, err := newProgress(f.progress, env.Stderr)
 	if err != nil {
 		return usageError(env, "run", "%v", err)
@@ -124,6 +140,9 @@ func runCmd(args []string, env Env) int {
 		}
 		reports = append(reports, rep)
 		fmt.Fprintln(env.Stderr, rep.Summary())
+		if pipes != nil {
+			reportToPipes(pipes, rep, logger)
+		}
 		line, err := json.Marshal(rep)
 		if err != nil {
 			logger.Error("encode verdict", "config", cfg.Name, "err", err)

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/databrew/databrew-stage/internal/dagsterpipes"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// verdictCheck is the asset check every run reports under Dagster Pipes:
+// it fails when the run failed, and a blocking check stops downstream
+// assets.
+const verdictCheck = "verdict"
+
+// openPipes opens a Dagster Pipes session when Dagster launched the
+// process; nil when it did not.
+func openPipes(env Env) (*dagsterpipes.Session, error) {
+	getenv := env.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return dagsterpipes.Open(getenv, env.Stdout, env.Stderr)
+}
+
+// pipesPartitionDate is the Dagster partition key as a date, when it is
+// one (a daily partition, "2024-05-01"); zero otherwise.
+func pipesPartitionDate(s *dagsterpipes.Session) time.Time {
+	if s.Context.PartitionKey == nil {
+		return time.Time{}
+	}
+	d, err := time.Parse(time.DateOnly, *s.Context.PartitionKey)
+	if err != nil {
+		return time.Time{}
+	}
+	return d
+}
+
+// pipesAssetKey is the asset a config's run materializes: the context's
+// only asset key, or else the one named as the config; empty when there is
+// none to report to.
+func pipesAssetKey(s *dagsterpipes.Session, config string) string {
+	keys := s.Context.AssetKeys
+	if len(keys) == 1 {
+		return keys[0]
+	}
+	for _, k := range keys {
+		if k == config {
+			return k
+		}
+	}
+	return ""
+}
+
+// reportToPipes reports a run: a materialization when it published, and
+// the verdict check in every case.
+func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, logger *slog.Logger) {
+	asset := pipesAssetKey(s, rep.Config)
+	if asset == "" {
+		logger.Warn("dagster pipes: no asset key to report this config's run to: the context names several, none of them the config",
+			"config", rep.Config, "asset_keys", strings.Join(s.Context.AssetKeys, ","))
+		return
+	}
+	if rep.Export.Published {
+		s.ReportMaterialization(asset, rep.RunID, dagsterpipes.Metadata{
+			"rows":    dagsterpipes.Int(rep.Export.Rows),
+			"new":     dagsterpipes.Int(rep.Items.New),
+			"changed": dagsterpipes.Int(rep.Items.Changed),
+			"removed": dagsterpipes.Int(rep.Items.Removed),
+			"path":    dagsterpipes.Path(rep.Export.Path),
+			"run_id":  dagsterpipes.Text(rep.RunID),
+			"files":   dagsterpipes.JSON(rep.Export.Files),
+		})
+	}
+	gaps := make([]string, 0, len(rep.Gaps))
+	for _, g := range rep.Gaps {
+		gaps = append(gaps, g.URL+": "+g.Reason)
+	}
+	s.ReportCheck(asset, verdictCheck, !rep.Failed(), dagsterpipes.SeverityError, dagsterpipes.Metadata{
+		"outcome":       dagsterpipes.Text(string(rep.Outcome)),
+		"stop":          dagsterpipes.Text(string(rep.Stop)),
+		"detail":        dagsterpipes.Text(rep.Detail),
+		"summary":       dagsterpipes.Text(rep.Summary()),
+		"coverage_gaps": dagsterpipes.Int(rep.CoverageGaps),
+		"gaps":          dagsterpipes.JSON(gaps),
+		"breaker_trips": dagsterpipes.Int(rep.Breaker.Trips),
+	})
+}
+
+// pipesHandler passes log records on to the stderr handler and sends those
+// at WARN and above (trips, pauses, probes, give-ups) to Dagster as log
+// messages.
+type pipesHandler struct {
+	next  slog.Handler
+	s     *dagsterpipes.Session
+	attrs []slog.Attr
+}
+
+func (h *pipesHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn || h.next.Enabled(ctx, l)
+}
+
+func (h *pipesHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		var b strings.Builder
+		b.WriteString(r.Message)
+		add := func(a slog.Attr) bool {
+			fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+			return true
+		}
+		for _, a := range h.attrs {
+			add(a)
+		}
+		r.Attrs(add)
+		level := "WARNING"
+		if r.Level >= slog.LevelError {
+			level = "ERROR"
+		}
+		h.s.Log(level, b.String())
+	}
+	if !h.next.Enabled(ctx, r.Level) {
+		return nil
+	}
+	return h.next.Handle(ctx, r)
+}
+
+func (h *pipesHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &pipesHandler{next: h.next.WithAttrs(attrs), s: h.s, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+}
+
+func (h *pipesHandler) WithGroup(name string) slog.Handler {
+	return &pipesHandler{next: h.next.WithGroup(name), s: h.s, attrs: h.attrs}
+}
