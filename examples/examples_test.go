@@ -1,0 +1,184 @@
+// Package examples holds files a user copies: an Airflow DAG, a Dagster
+// asset, a Kubernetes CronJob, a cron + jq pipeline and a DuckDB query.
+// The tests check them as far as a machine without those systems allows.
+package examples
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/sink"
+)
+
+// The Kubernetes manifests parse, and each document is a resource with an
+// apiVersion, a kind and a name; the CronJob keeps one run at a time and
+// mounts the state volume where the config's storage is.
+func TestKubernetesManifestsParse(t *testing.T) {
+	f, err := os.Open(filepath.Join("kubernetes", "cronjob.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	kinds := map[string]map[string]any{}
+	for {
+		var doc map[string]any
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("cronjob.yaml: %v", err)
+		}
+		meta, _ := doc["metadata"].(map[string]any)
+		if doc["apiVersion"] == nil || doc["kind"] == nil || meta["name"] == nil {
+			t.Fatalf("a document without apiVersion, kind or metadata.name: %v", doc)
+		}
+		kinds[doc["kind"].(string)] = doc
+	}
+	cron := kinds["CronJob"]
+	if cron == nil || kinds["PersistentVolumeClaim"] == nil || kinds["ConfigMap"] == nil {
+		t.Fatalf("kinds = %v, want a CronJob, its PersistentVolumeClaim and ConfigMap", keys(kinds))
+	}
+	spec := cron["spec"].(map[string]any)
+	if spec["concurrencyPolicy"] != "Forbid" {
+		t.Fatalf("concurrencyPolicy = %v, want Forbid", spec["concurrencyPolicy"])
+	}
+	cfg := kinds["ConfigMap"]["data"].(map[string]any)["books.toml"].(string)
+	if !strings.Contains(cfg, `storage = "/var/lib/databrew/books"`) {
+		t.Fatalf("the config's storage is not under the state volume's mount:\n%s", cfg)
+	}
+	pod := spec["jobTemplate"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	mounts := pod["containers"].([]any)[0].(map[string]any)["volumeMounts"].([]any)
+	if mounts[0].(map[string]any)["mountPath"] != "/var/lib/databrew" {
+		t.Fatalf("the state volume is mounted at %v", mounts[0])
+	}
+}
+
+func keys(m map[string]map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// The Airflow DAG and the Dagster asset are valid Python.
+func TestPythonExamplesCompile(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on this machine")
+	}
+	for _, f := range []string{filepath.Join("airflow", "databrew_dag.py"), filepath.Join("dagster", "databrew_asset.py")} {
+		cmd := exec.Command(python, "-c", "import sys, py_compile; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
+			f, filepath.Join(t.TempDir(), "out.pyc"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", f, err, out)
+		}
+	}
+}
+
+// The cron + jq pipeline runs on a real run: published, then nothing new,
+// then a failed crawl that exits 1.
+func TestShellPipelineRuns(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("no jq on this machine")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "databrew-stage")
+	build := exec.Command("go", "build", "-o", bin, "../cmd/databrew-stage")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	site := catalogsite.New(catalogsite.Options{Items: 30, PerPage: 10})
+	srv := httptest.NewServer(site)
+	defer srv.Close()
+	config := filepath.Join(dir, "books.toml")
+	toml := fmt.Sprintf(`name = "books"
+start_urls = [%q]
+storage = %q
+output = %q
+
+[policy]
+timeout = "2s"
+backoff = "1ms"
+max_backoff = "5ms"
+retry_pass_delay = "10ms"
+pause = "0s"
+
+[listing]
+item_links = "article.product_pod h3 a"
+next_page = "li.next a"
+
+[item]
+key = "upc"
+
+[item.fields]
+title = { css = "div.product_main h1", required = true }
+upc = { css = "table tr:nth-child(1) td", required = true }
+`, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out"))
+	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func() (string, string, int) {
+		cmd := exec.Command("bash", filepath.Join("shell", "nightly.sh"), config)
+		cmd.Env = append(os.Environ(), "DATABREW_STAGE="+bin)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return stdout.String(), stderr.String(), code
+	}
+	out, errOut, code := run()
+	if code != 0 || !strings.HasPrefix(out, "published 30 rows to "+filepath.Join(dir, "out", "dt=")) {
+		t.Fatalf("first night: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	out, errOut, code = run()
+	if code != 0 || out != "nothing new: 30 unchanged, 0 skipped\n" {
+		t.Fatalf("second night: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	site.AddFault(catalogsite.Fault{Kind: catalogsite.FaultStatus, PathPrefix: "/catalogue/page-1.html", Status: 500})
+	out, errOut, code = run()
+	if code != 1 || !strings.Contains(errOut, "the crawl failed: queue_empty") {
+		t.Fatalf("a failed night: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// The DuckDB query (not run: no DuckDB here) names only columns every
+// export has, and reads only runs with _SUCCESS.
+func TestDuckDBQueryNamesExportColumns(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("duckdb", "committed_runs.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sql := string(b)
+	system := map[string]bool{}
+	for _, c := range sink.SystemColumns() {
+		system[c.Name] = true
+	}
+	for _, m := range regexp.MustCompile(`p\.(_[a-z_]+)`).FindAllStringSubmatch(sql, -1) {
+		if !system[m[1]] {
+			t.Errorf("the query reads column %s, which no export has", m[1])
+		}
+	}
+	if !strings.Contains(sql, "/_SUCCESS") {
+		t.Error("the query does not join the parts to _SUCCESS")
+	}
+}
