@@ -39,6 +39,7 @@ type runFlags struct {
 	failWhen         string
 	json             bool
 	verdictFile      string
+	metricsFile      string
 	exitUnproductive int
 	logFormat        string
 	logLevel         string
@@ -54,6 +55,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
 	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
 	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
+	fs.StringVar(&f.metricsFile, "metrics-file", "", "also write the verdicts as Prometheus metrics to this node-exporter textfile (*.prom), atomically")
 	fs.IntVar(&f.exitUnproductive, "exit-unproductive", 0, "exit with this code when every run succeeded and none was productive (e.g. 99 for Airflow's skip)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
@@ -129,6 +131,12 @@ func runCmd(args []string, env Env) int {
 	if f.verdictFile != "" {
 		if err := renameio.WriteFile(f.verdictFile, lines.Bytes(), 0o644); err != nil {
 			fmt.Fprintf(env.Stderr, "databrew-stage run: write --verdict-file: %v\n", err)
+			return ExitFailed
+		}
+	}
+	if f.metricsFile != "" {
+		if err := writeMetricsFile(f.metricsFile, reports); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage run: write --metrics-file: %v\n", err)
 			return ExitFailed
 		}
 	}
