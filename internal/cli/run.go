@@ -40,6 +40,7 @@ type runFlags struct {
 	failWhen         string
 	json             bool
 	verdictFile      string
+	metricsFile      string
 	exitUnproductive int
 	logFormat        string
 	logLevel         string
@@ -57,6 +58,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
 	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
 	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
+	fs.StringVar(&f.metricsFile, "metrics-file", "", "also write the verdicts as Prometheus metrics to this node-exporter textfile (*.prom), atomically")
 	fs.IntVar(&f.exitUnproductive, "exit-unproductive", 0, "exit with this code when every run succeeded and none was productive (e.g. 99 for Airflow's skip)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
@@ -154,17 +156,28 @@ func runCmd(args []string, env Env) int {
 			_, _ = env.Stdout.Write(line)
 		}
 	}
-	if f.verdictFile != "" {
-		if err := renameio.WriteFile(f.verdictFile, lines.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(env.Stderr, "databrew-stage run: write --verdict-file: %v\n", err)
-			return ExitFailed
+	// Every output file is written, whatever became of the others: each
+	// one that cannot be written is named, and the run exits 1.
+	outputs := []struct {
+		flag, path string
+		write      func(path string) error
+	}{
+		{"--verdict-file", f.verdictFile, func(p string) error { return renameio.WriteFile(p, lines.Bytes(), 0o644) }},
+		{"--xcom-file", f.xcomFile, func(p string) error { return writeXCom(p, reports) }},
+		{"--metrics-file", f.metricsFile, func(p string) error { return writeMetricsFile(p, reports) }},
+	}
+	written := true
+	for _, o := range outputs {
+		if o.path == "" {
+			continue
+		}
+		if err := o.write(o.path); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage run: write %s: %v\n", o.flag, err)
+			written = false
 		}
 	}
-	if f.xcomFile != "" {
-		if err := writeXCom(f.xcomFile, reports); err != nil {
-			fmt.Fprintf(env.Stderr, "databrew-stage run: write --xcom-file: %v\n", err)
-			return ExitFailed
-		}
+	if !written {
+		return ExitFailed
 	}
 	return exitCode(reports, f.failWhen, f.exitUnproductive)
 }

@@ -1,0 +1,15 @@
+// Package metrics writes the verdicts of a run invocation as a Prometheus
+// textfile for node-exporter's textfile collector.
+//
+// Every metric is a gauge labelled with the config's name: a textfile is a
+// snapshot, so each value is the one of the config's last run, never a
+// counter that grows across runs. The one value that looks further back is
+// databrew_stage_last_success_timestamp_seconds, which only a run that
+// started and did not fail moves; it is carried over from the file already
+// there when the config's run this time failed or did not start. Configs
+// not run this time keep every metric the file held for them, so one file
+// can serve invocations that run different configs.
+//
+// The file is replaced atomically (a temporary file in the same folder,
+// then a rename), so the collector never reads half of it.
+package metrics
