@@ -44,6 +44,7 @@ type runFlags struct {
 	logLevel         string
 	progress         string
 	resetState       bool
+	lineage          lineageSetup
 }
 
 func runCmd(args []string, env Env) int {
@@ -58,6 +59,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
+	fs.StringVar(&f.lineage.file, "lineage-file", "", "append OpenLineage events (START, then COMPLETE or FAIL) to this file as JSON Lines; OPENLINEAGE_URL also posts them to a server")
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
@@ -106,6 +108,7 @@ func runCmd(args []string, env Env) int {
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}
+		lin := f.lineage.start(ctx, env, logger, *cfg)
 		opts.Progress = progress.start(cfg.Name)
 		rep, err := stage.Run(ctx, *cfg, opts)
 		progress.stop()
@@ -115,6 +118,7 @@ func runCmd(args []string, env Env) int {
 		}
 		reports = append(reports, rep)
 		fmt.Fprintln(env.Stderr, rep.Summary())
+		lin.finish(ctx, rep)
 		line, err := json.Marshal(rep)
 		if err != nil {
 			logger.Error("encode verdict", "config", cfg.Name, "err", err)
