@@ -48,6 +48,7 @@ type runFlags struct {
 	resetState       bool
 	partitionDate    string
 	xcomFile         string
+	lineage          lineageSetup
 }
 
 func runCmd(args []string, env Env) int {
@@ -63,6 +64,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
+	fs.StringVar(&f.lineage.file, "lineage-file", "", "append OpenLineage events (START, then COMPLETE or FAIL) to this file as JSON Lines; OPENLINEAGE_URL also posts them to a server")
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	fs.StringVar(&f.partitionDate, "partition-date", "", "publish into the dt=YYYY-MM-DD partition of this date instead of the run's start day (an orchestrator's logical date, e.g. Airflow's {{ ds }})")
 	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the outcome (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
@@ -133,6 +135,7 @@ func runCmd(args []string, env Env) int {
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}
+		lin := f.lineage.start(ctx, env, logger, *cfg)
 		opts.Progress = progress.start(cfg.Name)
 		rep, err := stage.Run(ctx, *cfg, opts)
 		progress.stop()
@@ -145,6 +148,7 @@ func runCmd(args []string, env Env) int {
 		if pipes != nil {
 			reportToPipes(pipes, rep, logger)
 		}
+		lin.finish(ctx, rep)
 		line, err := json.Marshal(rep)
 		if err != nil {
 			logger.Error("encode verdict", "config", cfg.Name, "err", err)

@@ -1,0 +1,12 @@
+// Package lineage describes stage runs as OpenLineage RunEvents (spec
+// 2-0-2, https://openlineage.io/spec/2-0-2/OpenLineage.json) and delivers
+// them over HTTP or to a JSON Lines file.
+//
+// A Tracker builds the events of one run: START before the run, then
+// COMPLETE or FAIL from its verdict. The job is the config, the one output
+// dataset is the config's export root, named by the OpenLineage naming
+// conventions (https://openlineage.io/docs/spec/naming/). An Emitter sends
+// each event to every Transport; a transport that fails never stops the
+// others, and never fails the run: the Emitter returns the errors and
+// counts them.
+package lineage
