@@ -29,7 +29,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 5
+const formatVersion = 6
 
 var (
 	bucketMeta     = []byte("meta")
@@ -172,6 +172,12 @@ func (db *DB) init() error {
 			// Format 4 adds long keys held by hash and the challenger of an
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
+			return putUint(meta, keyFormat, formatVersion)
+		case 5:
+			// Format 6 lets a seen mark carry the traversal that last
+			// skipped the page; a format 5 mark, the traversal alone,
+			// reads as one never skipped. Marked 6 so that an older binary
+			// refuses the file instead of misreading the marks.
 			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)

@@ -55,17 +55,19 @@ func (db *DB) forget(traversal uint64) (int, error) {
 			return forgotten, err
 		}
 		if len(stale) > 0 {
+			i := 0
 			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
 				seen, pages := tx.Bucket(bucketSeen), tx.Bucket(bucketPages)
-				for _, k := range stale {
-					if err := seen.Delete(k); err != nil {
+				for ; i < len(stale) && !full; i++ {
+					if err := seen.Delete(stale[i]); err != nil {
 						return false, false, err
 					}
-					if err := pages.Delete(k); err != nil {
+					if err := pages.Delete(stale[i]); err != nil {
 						return false, false, err
 					}
+					full = db.commitFull(tx)
 				}
-				return false, true, nil
+				return full, i == len(stale), nil
 			})
 			if err != nil {
 				return forgotten, err

@@ -54,7 +54,7 @@ type Version struct {
 // the end of the file's tree instead of touching pages all over it; the
 // item's record points at its pending version.
 type itemWriter struct {
-	items, versions, meta, seen *bolt.Bucket
+	items, versions, meta, seen, pages *bolt.Bucket
 	traversal                   uint64
 	publishedSeq                uint64
 }
@@ -64,15 +64,35 @@ func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
 	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
-		traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq)}
+		pages: tx.Bucket(bucketPages), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq)}
 }
 
-// lastSeen is the last traversal in which the item's page yielded it: the
-// one its record carries, or a later one that skipped the page (see
-// markSkipped).
-func (w itemWriter) lastSeen(rec *itemRecord) uint64 {
-	if m, ok := readSeen(w.seen, seenKey(rec.url)); ok && m.skipped > rec.traversal {
-		return m.skipped
+// lastSeen is the last traversal in which the item with this key was
+// yielded by the page its record names: the one the record carries, or a
+// later one that skipped the page when the page's memo lists the key (a
+// skip stands for what the page yielded when it was last read, no more). A
+// removed item was not seen since its removal.
+func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
+	if rec.flags&itemRemoved != 0 {
+		return rec.traversal
+	}
+	k := seenKey(rec.url)
+	m, ok := readSeen(w.seen, k)
+	if !ok || m.skipped <= rec.traversal {
+		return rec.traversal
+	}
+	v := w.pages.Get(k)
+	if v == nil {
+		return rec.traversal
+	}
+	memo, err := decodeMemo(v)
+	if err != nil || memo.url != rec.url {
+		return rec.traversal
+	}
+	for _, it := range memo.Items {
+		if it.Key == key {
+			return m.skipped
+		}
 	}
 	return rec.traversal
 }
@@ -109,7 +129,7 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			return fmt.Errorf("item %q: %w", v.Key, err)
 		}
 		w.settle(&prev)
-		if !w.holds(&prev, v.URL, hash) {
+		if !w.holds(v.Key, &prev, v.URL, hash) {
 			counts.Duplicate(v.Key, prev.url, v.URL)
 			if !w.challenges(&prev, v.URL) {
 				return nil
@@ -223,11 +243,11 @@ func (w itemWriter) challenges(prev *itemRecord, url string) bool {
 // fetched in; the holding page's first values in a traversal win too. The
 // other page takes the key over when the item was removed, or when the
 // holder missed a whole traversal in which that page yielded the key.
-func (w itemWriter) holds(prev *itemRecord, url string, hash [16]byte) bool {
+func (w itemWriter) holds(key string, prev *itemRecord, url string, hash [16]byte) bool {
 	if prev.url == url {
 		return prev.traversal != w.traversal || prev.hash == hash
 	}
-	last := w.lastSeen(prev)
+	last := w.lastSeen(key, prev)
 	switch {
 	case last == w.traversal:
 		return false

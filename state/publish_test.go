@@ -195,7 +195,14 @@ func TestTombstonesSpareItemsOfSkippedPages(t *testing.T) {
 	db := open(t, t.TempDir())
 	db.Begin(nil)
 	kept, skipped, gone := version("kept", hash(1)), version("skipped", hash(1)), version("gone", hash(1))
-	store(t, db, kept, skipped, gone)
+	store(t, db, kept, gone)
+	// The skipped item's page leaves a memo that lists it, as a read page
+	// does: a skip stands for what the memo lists.
+	memo := &crawl.PageMemo{ETag: `"e"`, Items: []crawl.ItemRef{{Key: "skipped", URL: skipped.URL}}}
+	if _, err := db.Commit(&crawl.Batch{Done: []crawl.Done{{Seq: 2000, Entry: entry(skipped.URL, crawl.KindItem),
+		Items: []crawl.ItemVersion{skipped}, Memo: memo}}}); err != nil {
+		t.Fatal(err)
+	}
 	db.Finish(0)
 	st2, _ := db.Begin(nil)
 	store(t, db, kept)

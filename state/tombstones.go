@@ -32,8 +32,12 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			w.settle(&rec)
 			// A key another page yielded in the traversal is still there
 			// (see itemWriter.holds), as is one whose page was skipped.
+			key := string(k)
+			if rec.flags&itemFullKey != 0 {
+				key = rec.key
+			}
 			seen := rec.traversal >= traversal || rec.flags&itemChallenger != 0 && rec.chTraversal >= traversal ||
-				rec.flags&itemRemoved == 0 && w.lastSeen(&rec) >= traversal
+				rec.flags&itemRemoved == 0 && w.lastSeen(key, &rec) >= traversal
 			if !seen && rec.flags&itemRemoved == 0 {
 				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
 			}

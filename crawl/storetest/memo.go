@@ -112,16 +112,39 @@ func skippedPagesAreSeen(f *fixture) {
 	}
 }
 
-// skippedPagesKeepTheirKeys: a page skipped in a traversal yielded its
-// items there as far as a takeover is concerned, even when a later
-// traversal fetches it after the challenger.
+// fetchItemPage finishes the item page at url, yielding versions, with a
+// memo that lists their keys, as the engine leaves one.
+func (f *fixture) fetchItemPage(url string, versions ...crawl.ItemVersion) crawl.Committed {
+	f.t.Helper()
+	q := f.enqueue(item(url))[0]
+	memo := &crawl.PageMemo{ETag: `"e"`}
+	for _, v := range versions {
+		memo.Items = append(memo.Items, crawl.ItemRef{Key: v.Key, URL: v.URL, Hash: v.Hash})
+	}
+	return f.done(q, crawl.Done{Items: versions, Memo: memo})
+}
+
+// skipItemPage commits a skip of the page at url, with the items its memo
+// lists.
+func (f *fixture) skipItemPage(url string) {
+	f.t.Helper()
+	m := f.memoOf(url)
+	if m == nil {
+		f.t.Fatalf("no memo of %s to skip it by", url)
+	}
+	f.commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: url, Items: m.Items}}})
+}
+
+// skippedPagesKeepTheirKeys: a page skipped in a traversal yielded the
+// items its memo lists there as far as a takeover is concerned, even when
+// a later traversal fetches it after the challenger.
 func skippedPagesKeepTheirKeys(f *fixture) {
 	a, b := itemURL(1), itemURL(2)
 	f.begin(start(startURL))
-	f.yield(items(version("k", a, 1)))
+	f.fetchItemPage(a, version("k", a, 1))
 	// Traversal 2: a is skipped, b yields k too.
 	f.nextTraversal()
-	f.commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: a, Items: []crawl.ItemRef{{Key: "k", URL: a}}}}})
+	f.skipItemPage(a)
 	got := f.yield(items(version("k", b, 2)))
 	f.expectCounts("k from b in traversal 2", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("k", a, b)})
 	// Traversal 3: a is queued, b yields k before a is fetched: a did not
@@ -137,4 +160,25 @@ func skippedPagesKeepTheirKeys(f *fixture) {
 	f.nextTraversal()
 	got = f.yield(items(version("k", b, 5)))
 	f.expectCounts("k from b in traversal 5", got, crawl.Committed{Changed: 1})
+}
+
+// skipsStandForTheirMemosItemsOnly: a skip keeps the items the page's
+// memo lists, not every key the page once held: a key the page stopped
+// yielding is taken over by the page that yields it now, skip or no skip.
+func skipsStandForTheirMemosItemsOnly(f *fixture) {
+	a, b := itemURL(1), itemURL(2)
+	f.begin(start(startURL))
+	f.fetchItemPage(a, version("k", a, 1), version("j", a, 1))
+	// Traversal 2: a yields only k now; b yields j (a held it: b is its
+	// challenger).
+	f.nextTraversal()
+	f.fetchItemPage(a, version("k", a, 1))
+	got := f.yield(items(version("j", b, 2)))
+	f.expectCounts("j from b in traversal 2", got, crawl.Committed{DuplicateKeys: 1, FirstDuplicate: dup("j", a, b)})
+	// Traversal 3: a is skipped (its memo lists k alone); b yields j again
+	// and takes it over.
+	f.nextTraversal()
+	f.skipItemPage(a)
+	got = f.yield(items(version("j", b, 3)))
+	f.expectCounts("j from b in traversal 3", got, crawl.Committed{Changed: 1})
 }

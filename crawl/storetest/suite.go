@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore func(t *testing.T) crawl.Store) {
 		{"TouchedItemsCountUnchangedWhenHeldForTheirURL", touchedItemsCountUnchanged},
 		{"SkippedPagesAreSeenAndTheirItemsCountSkippedOnce", skippedPagesAreSeen},
 		{"SkippedPagesKeepTheirKeysAgainstATakeover", skippedPagesKeepTheirKeys},
+		{"SkipsStandForTheItemsTheirMemoListsOnly", skipsStandForTheirMemosItemsOnly},
 	}
 	for _, p := range properties {
 		t.Run(p.name, func(t *testing.T) { p.check(&fixture{t: t, s: newStore(t)}) })

@@ -80,7 +80,12 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, logger *slog.
 	for _, g := range rep.Gaps {
 		gaps = append(gaps, g.URL+": "+g.Reason)
 	}
-	s.ReportCheck(asset, verdictCheck, !rep.Failed(), dagsterpipes.SeverityError, dagsterpipes.Metadata{
+	// The check fails with the runs that fail the exit code: a failed
+	// outcome, or an export an error kept from publishing.
+	passed := !rep.Failed() && !rep.Export.Failed
+	s.ReportCheck(asset, verdictCheck, passed, dagsterpipes.SeverityError, dagsterpipes.Metadata{
+		"export_failed": dagsterpipes.Bool(rep.Export.Failed),
+		"export_reason": dagsterpipes.Text(rep.Export.Reason),
 		"outcome":       dagsterpipes.Text(string(rep.Outcome)),
 		"stop":          dagsterpipes.Text(string(rep.Stop)),
 		"detail":        dagsterpipes.Text(rep.Detail),

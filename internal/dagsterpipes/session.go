@@ -131,6 +131,9 @@ func Int(n int) Value { return Value{Raw: n, Type: "int"} }
 // Path is a path metadata value.
 func Path(p string) Value { return Value{Raw: p, Type: "path"} }
 
+// Bool is a boolean metadata value.
+func Bool(b bool) Value { return Value{Raw: b, Type: "bool"} }
+
 // JSON is a JSON metadata value.
 func JSON(v any) Value { return Value{Raw: v, Type: "json"} }
 
