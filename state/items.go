@@ -55,8 +55,8 @@ type Version struct {
 // item's record points at its pending version.
 type itemWriter struct {
 	items, versions, meta, seen, pages *bolt.Bucket
-	traversal                   uint64
-	publishedSeq                uint64
+	traversal                          uint64
+	publishedSeq                       uint64
 }
 
 func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
