@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 )
@@ -55,14 +56,7 @@ func (r *run) sortDue(c *completion) {
 			items = append(items, l.URL)
 		}
 	}
-	memos := make([]*PageMemo, len(items))
-	if r.e.d.Store != nil && len(items) > 0 {
-		var err error
-		if memos, err = r.e.d.Store.Memos(items); err != nil {
-			r.e.log.Warn("cannot read what the state keeps of a listing's item pages; fetching them", "err", err)
-			memos = make([]*PageMemo, len(items))
-		}
-	}
+	memos := r.itemMemos(items)
 	i := 0
 	for _, l := range c.links {
 		if l.Kind != KindItem {
@@ -77,4 +71,36 @@ func (r *run) sortDue(c *completion) {
 		}
 		c.skips = append(c.skips, Skip{URL: l.URL, Items: m.Items})
 	}
+}
+
+// memoChunk bounds how many memos sortDue holds decoded at once: a sitemap
+// of 50,000 item links is read in chunks, each in one transaction.
+const memoChunk = 256
+
+// itemMemos reads the memos of the item pages at urls, chunk by chunk,
+// keeping of each only what sortDue needs (its tag, due time, card and
+// items); nil for a page with none, or in a chunk that could not be read
+// (its pages are then fetched).
+func (r *run) itemMemos(urls []string) []*PageMemo {
+	out := make([]*PageMemo, len(urls))
+	if r.e.d.Store == nil {
+		return out
+	}
+	for from := 0; from < len(urls); from += memoChunk {
+		chunk := urls[from:min(from+memoChunk, len(urls))]
+		ms, err := r.e.d.Store.Memos(chunk)
+		if err == nil && len(ms) != len(chunk) {
+			err = fmt.Errorf("the store returned %d memos for %d pages", len(ms), len(chunk))
+		}
+		if err != nil {
+			r.e.log.Warn("cannot read what the state keeps of some item pages; fetching them", "pages", len(chunk), "err", err)
+			continue
+		}
+		for i, m := range ms {
+			if m != nil {
+				out[from+i] = &PageMemo{Tag: m.Tag, Due: m.Due, Card: m.Card, Items: m.Items}
+			}
+		}
+	}
+	return out
 }

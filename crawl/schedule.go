@@ -181,9 +181,13 @@ func (s *schedule) ops() int {
 	return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) - s.light + s.light/lightPerOp
 }
 
-// overdue reports whether the batch grew past batchMaxOps while the writer
-// is busy: the run must wait for the writer before it goes on.
-func (s *schedule) overdue() bool { return s.w.busy && s.ops() >= batchMaxOps }
+// overdue reports whether the batch grew past batchMaxOps, or past
+// 4 x batchMaxOps entries however light, while the writer is busy: the run
+// must wait for the writer before it goes on.
+func (s *schedule) overdue() bool {
+	entries := len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) + len(s.batch.Retry)
+	return s.w.busy && (s.ops() >= batchMaxOps || entries >= 4*batchMaxOps)
+}
 
 // due reports whether the batch should go to the writer now: the writer is
 // idle and the batch is big, or the frontier ran dry while entries wait in

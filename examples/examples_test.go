@@ -156,7 +156,7 @@ upc = { css = "table tr:nth-child(1) td", required = true }
 	}
 	site.AddFault(catalogsite.Fault{Kind: catalogsite.FaultStatus, PathPrefix: "/catalogue/page-1.html", Status: 500})
 	out, errOut, code = run()
-	if code != 1 || !strings.Contains(errOut, "the crawl failed: queue_empty") {
+	if code != 1 || !strings.Contains(errOut, "the crawl failed (exit 1): queue_empty") {
 		t.Fatalf("a failed night: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

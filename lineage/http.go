@@ -60,7 +60,7 @@ func HTTPFromEnv(getenv func(string) string) (*HTTPTransport, error) {
 		return nil, fmt.Errorf("%s: %w", EnvURL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, fmt.Errorf("%s=%q: want an http:// or https:// URL", EnvURL, base)
+		return nil, fmt.Errorf("%s=%q: want an http:// or https:// URL", EnvURL, redact(base))
 	}
 	endpoint := getenv(EnvEndpoint)
 	if endpoint == "" {
@@ -72,8 +72,15 @@ func HTTPFromEnv(getenv func(string) string) (*HTTPTransport, error) {
 	}, nil
 }
 
-// String returns the endpoint's URL.
-func (h *HTTPTransport) String() string { return h.URL }
+// String returns the endpoint's URL, without any user or password it
+// holds, for messages.
+func (h *HTTPTransport) String() string {
+	u, err := url.Parse(h.URL)
+	if err != nil || u.User == nil {
+		return h.URL
+	}
+	return u.Redacted()
+}
 
 // Send posts one event; any status but 2xx is an error, which quotes the
 // start of the response. Errors do not repeat the URL.
@@ -119,4 +126,13 @@ func (h *HTTPTransport) client() *http.Client {
 		return h.Client
 	}
 	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
+}
+
+// redact hides the password of a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
 }

@@ -1,13 +1,12 @@
 package stage
 
 import (
-	"time"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/sink"

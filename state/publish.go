@@ -138,7 +138,7 @@ func (db *DB) CommitPublish(runID string) (int, error) {
 // retireVersions deletes the versions with Seq <= maxSeq from the front
 // of the log and returns how many it deleted. When they are all the log
 // holds, it drops the log's bucket whole, which frees its pages without
-// reading them into memory; otherwise it deletes them in as many
+// decoding them into nodes (it still walks them); otherwise it deletes them in as many
 // transactions as the write budget needs. Each deletion seeks its key:
 // bbolt keeps a leaf emptied by deletes until the transaction commits, so
 // going back to the log's first key would walk every emptied leaf again.

@@ -253,7 +253,9 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 	meta, items, versions := tx.Bucket(bucketMeta), tx.Bucket(bucketItems), tx.Bucket(bucketVersions)
 	traversal, ok := c.recs.meta[string(keyTraversal)]
 	if !ok {
-		traversal = max(c.recs.maxTraversal, 1)
+		// Skipped pages advance their seen marks, not their items'
+		// records: the highest traversal either names is the last.
+		traversal = max(c.recs.maxTraversal, maxSeenTraversal(tx.Bucket(bucketSeen)), 1)
 	}
 	for _, seq := range c.orphans {
 		ver, err := decodeVersion(seq, versions.Get(seqKey(seq)))
@@ -323,4 +325,16 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 		}
 	}
 	return nil
+}
+
+// maxSeenTraversal is the highest traversal a seen mark names.
+func maxSeenTraversal(seen *bolt.Bucket) uint64 {
+	var top uint64
+	_ = seen.ForEach(func(_, v []byte) error {
+		if len(v) >= 8 {
+			top = max(top, binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	return top
 }

@@ -1,4 +1,7 @@
-"""Run databrew-stage nightly from Airflow, two ways.
+"""Run databrew-stage nightly from Airflow, two ways: pick one.
+
+Each task below is a complete way to run the config; do not run both, as
+they keep separate states and would each export every change.
 
 BashOperator: the binary is on the worker. `--json` makes the last stdout
 line the verdict, which BashOperator pushes as the task's XCom; exit code
@@ -13,7 +16,7 @@ pod resumes the last one's state.
 
 `{{ ds }}` is the run's logical date: `--partition-date` puts the export
 under dt={{ ds }}, so a backfill or a rerun of a day lands in that day's
-partition.
+partition. The date is a label: a backfill crawls the site as it is now.
 """
 
 import pendulum
@@ -30,7 +33,7 @@ with DAG(
     max_active_runs=1,  # one run at a time per storage path
     tags=["databrew-stage"],
 ) as dag:
-    crawl_on_worker = BashOperator(
+    crawl_on_worker = BashOperator(  # the binary on the worker
         task_id="crawl_books",
         bash_command=(
             "databrew-stage run --json --exit-unproductive 99 "
@@ -44,7 +47,11 @@ with DAG(
         name="databrew-state",
         persistent_volume_claim=k8s.V1PersistentVolumeClaimVolumeSource(claim_name="databrew-state"),
     )
-    crawl_in_pod = KubernetesPodOperator(
+    config = k8s.V1Volume(
+        name="databrew-config",
+        config_map=k8s.V1ConfigMapVolumeSource(name="databrew-books"),  # see examples/kubernetes
+    )
+    crawl_in_pod = KubernetesPodOperator(  # or: the stage in a pod of its own
         task_id="crawl_books_pod",
         name="databrew-books",
         image="registry.example.com/databrew-stage:latest",
@@ -56,12 +63,16 @@ with DAG(
             "--exit-unproductive", "99",
             "/etc/databrew/books.toml",
         ],
-        volumes=[state],
-        volume_mounts=[k8s.V1VolumeMount(name="databrew-state", mount_path="/var/lib/databrew")],
+        volumes=[state, config],
+        volume_mounts=[
+            k8s.V1VolumeMount(name="databrew-state", mount_path="/var/lib/databrew"),
+            k8s.V1VolumeMount(name="databrew-config", mount_path="/etc/databrew", read_only=True),
+        ],
         env_from=[k8s.V1EnvFromSource(secret_ref=k8s.V1SecretEnvSource(name="databrew-s3"))],
         do_xcom_push=True,
         skip_on_exit_code=99,
         container_resources=k8s.V1ResourceRequirements(limits={"memory": "128Mi"}),
     )
 
-    crawl_on_worker >> crawl_in_pod
+    # Two alternatives, not a chain: keep the one that fits and delete the
+    # other.

@@ -12,8 +12,9 @@ set -uo pipefail
 config=${1:?usage: nightly.sh CONFIG}
 stage=${DATABREW_STAGE:-databrew-stage}
 
+# With pipefail, the substitution's status is the stage's exit code.
 verdict=$("$stage" run --json --exit-unproductive 99 "$config" | tail -n 1)
-code=${PIPESTATUS[0]}
+code=$?
 
 case $code in
 0)
@@ -26,7 +27,8 @@ case $code in
 	echo "nothing new: $(jq -r '"\(.items.unchanged) unchanged, \(.items.skipped) skipped"' <<<"$verdict")"
 	;;
 *)
-	echo "the crawl failed: $(jq -r '"\(.stop): \(.detail)"' <<<"$verdict" 2>/dev/null || echo "exit $code")" >&2
+	reason=$(jq -r '"\(.stop): \(.detail)"' <<<"$verdict" 2>/dev/null)
+	echo "the crawl failed (exit $code): ${reason:-no verdict, see the log}" >&2
 	exit 1
 	;;
 esac

@@ -41,27 +41,29 @@ func pipesPartitionDate(s *dagsterpipes.Session) time.Time {
 }
 
 // pipesAssetKey is the asset a config's run materializes: the context's
-// only asset key, or else the one named as the config; empty when there is
-// none to report to.
-func pipesAssetKey(s *dagsterpipes.Session, config string) string {
+// asset key named like the config, or else its only asset key when the
+// stage runs one config (several configs reporting to one asset would
+// report one check several times in one step); empty when there is none
+// to report to.
+func pipesAssetKey(s *dagsterpipes.Session, config string, configs int) string {
 	keys := s.Context.AssetKeys
-	if len(keys) == 1 {
-		return keys[0]
-	}
 	for _, k := range keys {
 		if k == config {
 			return k
 		}
+	}
+	if len(keys) == 1 && configs == 1 {
+		return keys[0]
 	}
 	return ""
 }
 
 // reportToPipes reports a run: a materialization when it published, and
 // the verdict check in every case.
-func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, logger *slog.Logger) {
-	asset := pipesAssetKey(s, rep.Config)
+func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, logger *slog.Logger) {
+	asset := pipesAssetKey(s, rep.Config, configs)
 	if asset == "" {
-		logger.Warn("dagster pipes: no asset key to report this config's run to: the context names several, none of them the config",
+		logger.Warn("dagster pipes: no asset key to report this config's run to: none is named like the config",
 			"config", rep.Config, "asset_keys", strings.Join(s.Context.AssetKeys, ","))
 		return
 	}

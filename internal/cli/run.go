@@ -67,7 +67,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.lineage.file, "lineage-file", "", "append OpenLineage events (START, then COMPLETE or FAIL) to this file as JSON Lines; OPENLINEAGE_URL also posts them to a server")
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	fs.StringVar(&f.partitionDate, "partition-date", "", "publish into the dt=YYYY-MM-DD partition of this date instead of the run's start day (an orchestrator's logical date, e.g. Airflow's {{ ds }})")
-	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the outcome (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
+	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the runs came to (not on a usage error: nothing ran) (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
@@ -91,21 +91,6 @@ func runCmd(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
-	pipes, err := openPipes(env)
-	if err != nil {
-		return usageError(env, "run", "%v", err)
-	}
-	if pipes != nil {
-		logger = slog.New(&pipesHandler{next: logger.Handler(), s: pipes})
-		if partitionDate.IsZero() {
-			partitionDate = pipesPartitionDate(pipes)
-		}
-		defer func() {
-			if err := pipes.Close(); err != nil {
-				fmt.Fprintf(env.Stderr, "databrew-stage run: %v\n", err)
-			}
-		}()
-	}
 	progress, err := newProgress(f.progress, env.Stderr)
 	if err != nil {
 		return usageError(env, "run", "%v", err)
@@ -123,6 +108,21 @@ func runCmd(args []string, env Env) int {
 	cfgs, ok := loadConfigs(fs.Args(), env, true)
 	if !ok {
 		return ExitUsage
+	}
+	pipes, err := openPipes(env)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	if pipes != nil {
+		logger = slog.New(&pipesHandler{next: logger.Handler(), s: pipes})
+		if partitionDate.IsZero() {
+			partitionDate = pipesPartitionDate(pipes)
+		}
+		defer func() {
+			if err := pipes.Close(); err != nil {
+				fmt.Fprintf(env.Stderr, "databrew-stage run: %v\n", err)
+			}
+		}()
 	}
 	ctx, stopSignals := withSignals(ctx, env.Stderr)
 	defer stopSignals()
@@ -146,7 +146,7 @@ func runCmd(args []string, env Env) int {
 		reports = append(reports, rep)
 		fmt.Fprintln(env.Stderr, rep.Summary())
 		if pipes != nil {
-			reportToPipes(pipes, rep, logger)
+			reportToPipes(pipes, rep, len(cfgs), logger)
 		}
 		lin.finish(ctx, rep)
 		line, err := json.Marshal(rep)
