@@ -81,18 +81,8 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	if !ok || m.skipped <= rec.traversal {
 		return rec.traversal
 	}
-	v := w.pages.Get(k)
-	if v == nil {
-		return rec.traversal
-	}
-	memo, err := decodeMemo(v)
-	if err != nil || memo.url != rec.url {
-		return rec.traversal
-	}
-	for _, it := range memo.Items {
-		if it.Key == key {
-			return m.skipped
-		}
+	if memoListsItem(w.pages.Get(k), rec.url, key) {
+		return m.skipped
 	}
 	return rec.traversal
 }

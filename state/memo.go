@@ -185,6 +185,50 @@ func (r *memoReader) varint() int64 {
 	return n
 }
 
+// bytes reads a length-prefixed string without copying it.
+func (r *memoReader) bytes() []byte {
+	n := r.count()
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)) {
+		r.err = errShortMemo
+		return nil
+	}
+	b := r.b[:n]
+	r.b = r.b[n:]
+	return b
+}
+
+// memoListsItem reports whether an encoded memo belongs to url and lists
+// the item key, reading it in place: tombstoning asks it of every item on
+// a skipped page.
+func memoListsItem(v []byte, url, key string) bool {
+	if len(v) == 0 || v[0] != memoVersion {
+		return false
+	}
+	r := memoReader{b: v[1:]}
+	if string(r.bytes()) != url {
+		return false
+	}
+	r.bytes() // tag
+	r.bytes() // ETag
+	r.bytes() // Last-Modified
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		r.bytes() // the link's entry
+		r.bytes() // its card
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		k := r.bytes()
+		r.bytes() // URL
+		r.bytes() // hash
+		if r.err == nil && string(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
 func (r *memoReader) string() string {
 	n := r.count()
 	if r.err != nil {

@@ -53,3 +53,20 @@ func TestRepairKeepsNoMemo(t *testing.T) {
 		t.Fatalf("memo after the repair = %+v, %v; want none", m, err)
 	}
 }
+
+func TestMemoListsItemReadsTheEncodingInPlace(t *testing.T) {
+	m := &crawl.PageMemo{Tag: "t", ETag: `"e"`, Links: []crawl.Entry{{URL: "http://h/l", Kind: crawl.KindListing, Card: "c"}},
+		Items: []crawl.ItemRef{{Key: "k1", URL: "http://h/1", Hash: "h1"}, {Key: "k2", URL: "http://h/1", Hash: "h2"}}, Card: "x"}
+	v := encodeMemo("http://h/1", m)
+	for _, tc := range []struct {
+		url, key string
+		want     bool
+	}{{"http://h/1", "k1", true}, {"http://h/1", "k2", true}, {"http://h/1", "k3", false}, {"http://h/2", "k1", false}} {
+		if got := memoListsItem(v, tc.url, tc.key); got != tc.want {
+			t.Errorf("memoListsItem(%s, %s) = %v, want %v", tc.url, tc.key, got, tc.want)
+		}
+	}
+	if memoListsItem(v[:len(v)/2], "http://h/1", "k2") || memoListsItem(nil, "http://h/1", "k1") {
+		t.Error("a cut or missing memo lists an item")
+	}
+}
