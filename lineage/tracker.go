@@ -81,7 +81,7 @@ func (t *Tracker) End(rep verdict.RunReport) RunEvent {
 		facets.Stage.ExportPath = rep.Export.Path
 	}
 	output := t.output
-	if Failed(rep) {
+	if rep.FailsDownstream() {
 		facets.ErrorMessage = &ErrorMessageFacet{
 			BaseFacet:           t.base(ErrorMessageFacetURL),
 			Message:             ErrorMessage(rep),
@@ -94,11 +94,6 @@ func (t *Tracker) End(rep verdict.RunReport) RunEvent {
 	}
 	return t.event(EventComplete, at, facets, output)
 }
-
-// Failed reports whether a verdict ends its run with FAIL: its outcome is
-// failed, or its export failed with an error (which fails the exit code
-// too).
-func Failed(rep verdict.RunReport) bool { return rep.Failed() || rep.Export.Failed }
 
 // ErrorMessage is the errorMessage facet's message of a failed run: the
 // verdict's summary line, then the export's error when the export failed.

@@ -161,6 +161,12 @@ func (r RunReport) Validate() error {
 // Failed reports whether the outcome is failed.
 func (r RunReport) Failed() bool { return r.Outcome == OutcomeFailed }
 
+// FailsDownstream reports whether nothing downstream may build on the run:
+// its outcome is failed, or an error kept its export from publishing
+// (export.failed). Such a run fails the exit code under --fail-when, the
+// Dagster verdict check and the OpenLineage run.
+func (r RunReport) FailsDownstream() bool { return r.Failed() || r.Export.Failed }
+
 // Summary is the one human line every run prints, such as
 // "books: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s".
 func (r RunReport) Summary() string {

@@ -60,3 +60,22 @@ func TestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFailsDownstreamWhenFailedOrTheExportFailed(t *testing.T) {
+	for _, tc := range []struct {
+		outcome      Outcome
+		exportFailed bool
+		want         bool
+	}{
+		{OutcomeSuccess, false, false},
+		{OutcomePartial, false, false},
+		{OutcomeFailed, false, true},
+		{OutcomePartial, true, true},
+		{OutcomeSuccess, true, true},
+	} {
+		r := RunReport{Outcome: tc.outcome, Export: Export{Failed: tc.exportFailed}}
+		if got := r.FailsDownstream(); got != tc.want {
+			t.Errorf("outcome %s, export failed %v: FailsDownstream = %v, want %v", tc.outcome, tc.exportFailed, got, tc.want)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func exitCode(reports []verdict.RunReport, failWhen string, unproductive int) in
 	failed, succeeded, productive := 0, 0, 0
 	for _, r := range reports {
 		switch {
-		case r.Outcome == verdict.OutcomeFailed || r.Export.Failed:
+		case r.FailsDownstream():
 			failed++
 		case r.Outcome == verdict.OutcomeSuccess:
 			succeeded++

@@ -82,10 +82,7 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, 
 	for _, g := range rep.Gaps {
 		gaps = append(gaps, g.URL+": "+g.Reason)
 	}
-	// The check fails with the runs that fail the exit code: a failed
-	// outcome, or an export an error kept from publishing.
-	passed := !rep.Failed() && !rep.Export.Failed
-	s.ReportCheck(asset, verdictCheck, passed, dagsterpipes.SeverityError, dagsterpipes.Metadata{
+	s.ReportCheck(asset, verdictCheck, !rep.FailsDownstream(), dagsterpipes.SeverityError, dagsterpipes.Metadata{
 		"export_failed": dagsterpipes.Bool(rep.Export.Failed),
 		"export_reason": dagsterpipes.Text(rep.Export.Reason),
 		"outcome":       dagsterpipes.Text(string(rep.Outcome)),
