@@ -117,18 +117,7 @@ backoff = "1ms"
 max_backoff = "5ms"
 retry_pass_delay = "10ms"
 pause = "0s"
-
-[listing]
-item_links = "article.product_pod h3 a"
-next_page = "li.next a"
-
-[item]
-key = "upc"
-
-[item.fields]
-title = { css = "div.product_main h1", required = true }
-upc = { css = "table tr:nth-child(1) td", required = true }
-`, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out"))
+`, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out")) + catalogsite.ExtractConfig
 	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
