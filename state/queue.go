@@ -140,10 +140,14 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		i := c.order[c.enqueued]
 		c.enqueued++
 		full = db.commitFull(tx)
-		if seenIn(seen, c.keys[i], db.traversal) {
+		// One read serves the check and the mark, which keeps the
+		// traversal that last skipped the page.
+		m, _ := readSeen(seen, c.keys[i])
+		if m.traversal == db.traversal {
 			continue
 		}
-		if err := markSeen(seen, c.keys[i], db.traversal); err != nil {
+		m.traversal = db.traversal
+		if err := seen.Put(c.keys[i], m.encode()); err != nil {
 			return full, err
 		}
 		fresh = append(fresh, i)
