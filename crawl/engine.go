@@ -48,6 +48,10 @@ type Settings struct {
 	// extraction, say): a page memo made with another tag is not reused,
 	// since a 304 would replay what another reading yielded.
 	MemoTag string
+	// Shard, when it is one of several, limits the run to the item pages
+	// and listing items the shard owns (see Shard); the zero value crawls
+	// everything.
+	Shard Shard
 }
 
 // RevisitPolicy decides which item pages a traversal fetches, as
@@ -114,6 +118,9 @@ type Engine struct {
 func New(s Settings, d Deps) (*Engine, error) {
 	if d.Fetcher == nil || d.Readers[KindListing] == nil || d.Readers[KindItem] == nil {
 		return nil, errors.New("crawl engine needs a fetcher and readers of listing and item pages")
+	}
+	if err := s.Shard.Valid(); err != nil {
+		return nil, err
 	}
 	if s.Concurrency < 1 {
 		s.Concurrency = 1

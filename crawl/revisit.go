@@ -52,7 +52,7 @@ func (r *run) sortDue(c *completion) {
 	c.due = make([]Entry, 0, len(c.links))
 	var items []string
 	for _, l := range c.links {
-		if l.Kind == KindItem {
+		if l.Kind == KindItem && r.e.s.Shard.Owns(l.URL) {
 			items = append(items, l.URL)
 		}
 	}
@@ -62,6 +62,9 @@ func (r *run) sortDue(c *completion) {
 		if l.Kind != KindItem {
 			c.due = append(c.due, l)
 			continue
+		}
+		if !r.e.s.Shard.Owns(l.URL) {
+			continue // another shard's page
 		}
 		m := r.usable(memos[i])
 		i++

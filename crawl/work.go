@@ -192,6 +192,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			r.sortDue(&c)
 		}
 		r.remember(&c, resp, memo, hadMemo)
+		r.e.s.Shard.keepOwn(&c)
 		resp.release()
 		return c
 	}
