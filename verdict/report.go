@@ -32,6 +32,12 @@ type RunReport struct {
 	Started        bool   `json:"started"`
 	EmptyRunStreak int    `json:"empty_run_streak"`
 	Export         Export `json:"export"`
+	// Shard names the shard a run was, such as "2-of-4", in the verdict of
+	// one shard of a logical run; empty for a run of the whole config.
+	Shard string `json:"shard,omitempty"`
+	// Shards holds each shard's verdict, by index, in the verdict of a
+	// logical run a commit combined (see Combine).
+	Shards []RunReport `json:"shards,omitempty"`
 }
 
 // Crawl is what a run's crawl came to: the part of the verdict the crawl
@@ -142,6 +148,10 @@ type Export struct {
 	Path   string   `json:"path"`
 	Files  []string `json:"files"`
 	Rows   int      `json:"rows"`
+	// Staged is true in a shard's verdict when its files wait, uploaded
+	// but not visible, for the commit of the logical run (Path, Files and
+	// Rows describe them); Published stays false until that commit.
+	Staged bool `json:"staged,omitempty"`
 }
 
 // Validate returns an error when the report has no valid stop or outcome,
