@@ -98,7 +98,8 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			return c
 		}
 		if delay > 0 && e.d.Pacer != nil {
-			e.d.Pacer.SetHostDelay(u.Host, e.crawlDelay(u.Host, delay))
+			// A shard waits as many times longer as there are shards.
+			e.d.Pacer.SetHostDelay(u.Host, e.crawlDelay(u.Host, delay)*time.Duration(max(e.s.Shard.Count, 1)))
 		}
 		if !allowed {
 			// Not evidence of a removal: the crawl may not look.

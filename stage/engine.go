@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
@@ -115,10 +116,16 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 	if p.RespectRobots {
 		deps.Robots = fetch.NewRobots(client, userAgent, p.Timeout)
 	}
+	var shard crawl.Shard
+	if opts.Shard != nil {
+		shard = opts.Shard.crawl()
+	}
 	if p.Delay > 0 || p.RespectRobots {
 		// Spacing per host: the configured delay, or a robots.txt
-		// Crawl-delay up to max_crawl_delay.
-		deps.Pacer = fetch.NewPoliteness(p.Delay)
+		// Crawl-delay up to max_crawl_delay; a shard waits as many times
+		// longer as there are shards, so the site sees the configured
+		// rate in total.
+		deps.Pacer = fetch.NewPoliteness(p.Delay * time.Duration(max(shard.Count, 1)))
 	}
 	maxRequests := p.MaxRequests
 	if opts.MaxRequests > 0 {
@@ -139,6 +146,7 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Fields:     fieldNames(cfg.Extract.Fields),
 		MemoTag:    memoTag(cfg),
 		Revisit:    revisitPolicy(cfg.Revisit),
+		Shard:      shard,
 	}, deps)
 	if err != nil {
 		client.Close()

@@ -39,6 +39,10 @@ type Options struct {
 	// orchestrator's logical date, so a backfill or a rerun of a day lands
 	// in that day's partition. Only its date (in UTC) counts.
 	PartitionDate time.Time
+	// Shard, when set, runs the config as one shard of a logical run
+	// (see Shard): its state in the storage path's shard folder, its
+	// export staged for Commit.
+	Shard *Shard
 	// WriteBudget bounds what one state transaction holds of changed
 	// pages in memory, in bytes (state.Options.WriteBudget); 0 means
 	// state.DefaultWriteBudget. Benchmarks set it to compare budgets.

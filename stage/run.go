@@ -42,6 +42,16 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if err := ctx.Err(); err != nil {
 		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx)), log)
 	}
+	if opts.Shard != nil {
+		if err := opts.Shard.Valid(); err != nil {
+			return notStarted(cfg, verdict.Locked(cfg.Name, startedAt, err.Error()), err, log)
+		}
+	}
+	storage, err := shardStorage(cfg, opts.Shard)
+	if err != nil {
+		return notStarted(cfg, verdict.Locked(cfg.Name, startedAt, err.Error()), err, log)
+	}
+	cfg.Storage = storage
 	// The export root first: a bad one fails the run before the state is
 	// touched (a state started here while the output could not be listed
 	// would not know the runs it holds) and before any request is sent.
@@ -50,6 +60,13 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		return outputUnusable(cfg, startedAt, err, log)
 	}
 	defer target.close()
+	if opts.Shard != nil {
+		st, err := openShard(ctx, cfg, opts, target, startedAt)
+		if err != nil {
+			return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
+		}
+		target = st
+	}
 	runs, err := target.publishedRuns(ctx)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
@@ -74,6 +91,9 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	report := verdict.RunReport{
 		Config: cfg.Name, RunID: newRunID(runTime), SchemaVersion: verdict.SchemaVersion,
 		StartedAt: startedAt, Started: true,
+	}
+	if opts.Shard != nil {
+		report.RunID, report.Shard = opts.Shard.RunID, opts.Shard.Name()
 	}
 	var res crawl.Result
 	var runErr error
@@ -238,6 +258,20 @@ func outputUnusable(cfg config.Config, at time.Time, err error, log *slog.Logger
 		}
 	}
 	return notStarted(cfg, r, err, log)
+}
+
+// shardNotStarted is the verdict of a shard that did not start because
+// of its logical run: committed already (success: nothing to do, and
+// the error wraps ErrCommitted), abandoned, of another shard count, or
+// an output where its claim could not be read or written (failed).
+func shardNotStarted(cfg config.Config, s *Shard, at time.Time, err error, log *slog.Logger) (verdict.RunReport, error) {
+	r := verdict.Locked(cfg.Name, at, err.Error())
+	r.RunID, r.Shard = s.RunID, s.Name()
+	r.Export.Reason = "the shard did not start"
+	if errors.Is(err, ErrCommitted) {
+		r.Stop, r.Outcome, r.Export.Reason = verdict.StopQueueEmpty, verdict.OutcomeSuccess, "the logical run is committed already"
+	}
+	return notStarted(cfg, r, fmt.Errorf("%s: %w", cfg.Name, err), log)
 }
 
 func notStarted(cfg config.Config, r verdict.RunReport, err error, log *slog.Logger) (verdict.RunReport, error) {

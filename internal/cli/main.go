@@ -45,6 +45,8 @@ truncated export.
 
 Usage:
   databrew-stage run [flags] CONFIG...        run each config once, in order
+  databrew-stage commit CONFIG --run-id ID --shards N
+                                              publish a logical run of N shards, once
   databrew-stage report [flags] CONFIG...     show the last verdict of each config
   databrew-stage check CONFIG [--url URL]     validate a config; show what pages extract
   databrew-stage state check CONFIG...        examine each config's state file; exit 1 if damaged
@@ -77,6 +79,8 @@ func Main(args []string, env Env) int {
 		return runCmd(rest, env)
 	case "report":
 		return reportCmd(rest, env)
+	case "commit":
+		return commitCmd(rest, env)
 	case "check":
 		return checkCmd(rest, env)
 	case "state":

@@ -29,6 +29,10 @@ runs. 'databrew-stage state repair CONFIG' salvages a damaged file;
 state.db.broken-<time>, the traversal starts over, and every item is
 exported again as new.
 
+Shards: --shard I/N (or --shards N with JOB_COMPLETION_INDEX) --run-id ID
+runs one of N shards of a logical run, which 'databrew-stage commit'
+publishes once every shard passed (see the README's "Shards").
+
 Exit codes: 0 every run succeeded or was partial; 1 a run failed, or its
 export failed with an error (export.failed in the verdict; see
 --fail-when); 2 usage or config error, nothing ran; N with
@@ -49,6 +53,7 @@ type runFlags struct {
 	partitionDate    string
 	xcomFile         string
 	lineage          lineageSetup
+	shard            shardFlags
 }
 
 func runCmd(args []string, env Env) int {
@@ -68,11 +73,21 @@ func runCmd(args []string, env Env) int {
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	fs.StringVar(&f.partitionDate, "partition-date", "", "publish into the dt=YYYY-MM-DD partition of this date instead of the run's start day (an orchestrator's logical date, e.g. Airflow's {{ ds }})")
 	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the runs came to (not on a usage error: nothing ran) (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
+	fs.StringVar(&f.shard.shard, "shard", "", "run shard I of N (I from 0) of a logical run: it fetches only its share of the item pages, keeps its state in <storage>/shard-I-of-N, waits N times the configured delay, and stages its export for 'databrew-stage commit'")
+	fs.IntVar(&f.shard.shards, "shards", 0, "run one of N shards, its index taken from "+JobCompletionIndexEnv+" (as a Kubernetes Indexed Job sets it)")
+	fs.StringVar(&f.shard.runID, "run-id", "", "the logical run's id, the same for every shard and the commit (e.g. Airflow's {{ ts_nodash }}); letters, digits, '.', '_', '-'")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
 	if fs.NArg() == 0 {
 		return usageError(env, "run", "at least one CONFIG is required")
+	}
+	shard, err := f.shard.parse(env.Getenv)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	if shard != nil && fs.NArg() > 1 {
+		return usageError(env, "run", "a shard runs one CONFIG, not %d", fs.NArg())
 	}
 	if err := checkFailWhen(f.failWhen); err != nil {
 		return usageError(env, "run", "%v", err)
@@ -131,7 +146,7 @@ func runCmd(args []string, env Env) int {
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
 		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState,
-			PartitionDate: partitionDate}
+			PartitionDate: partitionDate, Shard: shard}
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/renameio/v2"
+
+	"github.com/databrew/databrew-stage/stage"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+const commitUsage = `Usage: databrew-stage commit CONFIG --run-id ID --shards N [flags]
+
+Publishes the logical run ID made of N shards ('databrew-stage run CONFIG
+--shard I/N --run-id ID'), the fan-in task after them. It reads every
+shard's manifest and combines their verdicts: when every shard passed, it
+completes every part the shards staged, then writes the run folder's
+_manifest.json and _SUCCESS, each only when absent: the run is published
+exactly once, and a second commit does nothing and says so. When a shard
+failed or is missing, nothing is published: the combined verdict says why
+in the output's _verdict.json; run that shard again, then commit.
+
+The combined verdict is printed as a summary line on stderr (and with
+--json, as one object on stdout), with each shard's verdict inside.
+
+Exit codes: 0 the run is published, was published already, or had
+nothing to publish (a partial run under publish_when = "success" too);
+1 a shard failed or is missing, or the commit could not be made; 2 usage
+or config error, nothing was done.`
+
+func commitCmd(args []string, env Env) int {
+	var runID, verdictFile, xcomFile, logFormat, logLevel string
+	var shards int
+	var asJSON bool
+	fs := newFlags("commit", commitUsage, env)
+	fs.StringVar(&runID, "run-id", "", "the logical run's id, as its shards were given it")
+	fs.IntVar(&shards, "shards", 0, "how many shards the logical run has")
+	fs.BoolVar(&asJSON, "json", false, "print the combined verdict on stdout as one JSON line")
+	fs.StringVar(&verdictFile, "verdict-file", "", "also write the combined verdict (one JSON line) to this file, atomically")
+	fs.StringVar(&xcomFile, "xcom-file", "", "also write the combined verdict as one JSON value to this file, atomically (e.g. /airflow/xcom/return.json)")
+	fs.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
+	fs.StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	if code, done := parseFlags(fs, args, env); done {
+		return code
+	}
+	switch {
+	case fs.NArg() != 1:
+		return usageError(env, "commit", "want one CONFIG, got %d", fs.NArg())
+	case shards < 1:
+		return usageError(env, "commit", "--shards N is required: the shard count the run's shards were given")
+	}
+	if err := stage.ValidRunID(runID); err != nil {
+		return usageError(env, "commit", "--run-id: %v", err)
+	}
+	logger, err := newLogger(env.Stderr, logFormat, logLevel)
+	if err != nil {
+		return usageError(env, "commit", "%v", err)
+	}
+	cfgs, ok := loadConfigs(fs.Args(), env, false)
+	if !ok {
+		return ExitUsage
+	}
+	ctx, stopSignals := withSignals(context.Background(), env.Stderr)
+	defer stopSignals()
+	cfg := *cfgs[0]
+	r, err := stage.Commit(ctx, cfg, runID, shards, stage.CommitOptions{Logger: logger.With("config", cfg.Name)})
+	code := ExitOK
+	switch {
+	case errors.Is(err, stage.ErrCommitted):
+		fmt.Fprintf(env.Stderr, "databrew-stage commit: %v\n", err)
+	case errors.Is(err, stage.ErrShardCount):
+		fmt.Fprintf(env.Stderr, "databrew-stage commit: %v\n", err)
+		return ExitUsage
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "databrew-stage commit: %v\n", err)
+		code = ExitFailed
+	case r.FailsDownstream():
+		code = ExitFailed
+	}
+	fmt.Fprintln(env.Stderr, commitSummary(r, shards))
+	line, jerr := json.Marshal(r)
+	if jerr != nil {
+		fmt.Fprintf(env.Stderr, "databrew-stage commit: encode verdict: %v\n", jerr)
+		return ExitFailed
+	}
+	line = append(line, '\n')
+	if asJSON {
+		_, _ = env.Stdout.Write(line)
+	}
+	if verdictFile != "" {
+		if err := renameio.WriteFile(verdictFile, line, 0o644); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage commit: write --verdict-file: %v\n", err)
+			code = ExitFailed
+		}
+	}
+	if xcomFile != "" {
+		if err := writeXCom(xcomFile, []verdict.RunReport{r}); err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage commit: write --xcom-file: %v\n", err)
+			code = ExitFailed
+		}
+	}
+	return code
+}
+
+// commitSummary is the commit's human line: the combined verdict's, and
+// what was published.
+func commitSummary(r verdict.RunReport, shards int) string {
+	s := fmt.Sprintf("%s run %s (%d shards): %s (%s) · %d new · %d changed · %d coverage gaps",
+		r.Config, r.RunID, shards, r.Outcome, r.Stop, r.Items.New, r.Items.Changed, r.CoverageGaps)
+	switch {
+	case r.Export.Published:
+		s += fmt.Sprintf(" · published %d rows in %d files at %s", r.Export.Rows, len(r.Export.Files), r.Export.Path)
+	case r.Export.Reason != "":
+		s += " · " + r.Export.Reason
+	}
+	if r.Detail != "" && r.Outcome != verdict.OutcomeSuccess {
+		s += " · " + r.Detail
+	}
+	return s
+}

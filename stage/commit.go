@@ -1,0 +1,274 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// CommitOptions are what a caller adds to a config for one commit.
+type CommitOptions struct {
+	// Clock defaults to the system clock.
+	Clock interface{ Now() time.Time }
+	// Logger receives the commit's log lines; nil discards them.
+	Logger *slog.Logger
+	// AfterCommitStep, when set, is called as the commit completes each
+	// of its steps (StepDecided, StepVisible, StepCompleted); an error it
+	// returns abandons the commit right there, as a crash would.
+	AfterCommitStep func(PublishStep) error
+}
+
+// StepDecided: the commit's decision is written; the parts are completed
+// next. From here the logical run is committed, and a commit run again
+// finishes it.
+const StepDecided PublishStep = "decided"
+
+// runManifest is a committed logical run's _manifest.json: the run
+// folder's manifest, its files named under their shard folders, and the
+// shards it is made of.
+type runManifest struct {
+	sink.Manifest
+	Shards []string `json:"shards"`
+}
+
+// Commit is the job commit of a logical run of count shards of cfg, the
+// fan-in task after the shards: it reads every shard's manifest and
+// combines their verdicts (see verdict.Combine). When every shard passed
+// and the run publishes, it decides commit (create-only: a shard that
+// gave the run up first wins, and the commit fails with ErrAbandoned),
+// completes every staged part (on S3, the multipart uploads; in a local
+// folder, one rename of the staging folder into dt=D/run=ID), and writes
+// the run folder's _verdict.json, _manifest.json and then _SUCCESS, each
+// create-only. When a shard failed or is missing, nothing is completed:
+// the combined verdict, failed, says why in the export root's
+// _verdict.json; rerunning that shard and then Commit completes the run.
+// A run committed already is not committed again: the error wraps
+// ErrCommitted and the report is the run's. The returned report is the
+// logical run's verdict; the error is non-nil when the commit could not
+// be made or recorded.
+func Commit(ctx context.Context, cfg config.Config, runID string, count int, opts CommitOptions) (verdict.RunReport, error) {
+	now := time.Now
+	if opts.Clock != nil {
+		now = opts.Clock.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = discard
+	}
+	step := func(s PublishStep) error {
+		if opts.AfterCommitStep == nil {
+			return nil
+		}
+		return opts.AfterCommitStep(s)
+	}
+	at := now().UTC()
+	if err := (Shard{Count: count, RunID: runID}).Valid(); err != nil {
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	}
+	target, err := openTarget(ctx, cfg)
+	if err != nil {
+		err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	}
+	defer target.close()
+	var lake shardLake
+	switch b := target.(type) {
+	case *objectTarget:
+		lake = objectLake{b}
+	case *folderTarget:
+		lake = folderLake{root: b.layout.Output}
+	}
+	claim, err := readClaim(ctx, lake, runID)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		claim = runClaim{Config: cfg.Name, RunID: runID, Shards: count}
+	case err != nil:
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	case claim.Shards != count:
+		err := fmt.Errorf("%w: run %s was started with %d shards (%s); commit was given --shards %d",
+			ErrShardCount, runID, claim.Shards, lake.where(controlPath(runID, claimFile)), count)
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	}
+	runPath := claim.runPath()
+	if claim.PartitionDate != "" {
+		if done, err := lake.hasRunFile(ctx, runPath, sink.SuccessFile); err != nil {
+			return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+		} else if done {
+			return committed(ctx, lake, cfg, runID, runPath, at)
+		}
+	}
+	shards, manifests, err := readShards(ctx, lake, cfg, runID, count, at)
+	if err != nil {
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	}
+	r := verdict.Combine(cfg.Name, runID, shards)
+	if r.FinishedAt.Before(at) {
+		r.FinishedAt = at
+	}
+	d, err := readDecision(ctx, lake, runID)
+	if err != nil {
+		return r, err
+	}
+	if d.Decision == decideAbort {
+		return abandoned(ctx, lake, r, d)
+	}
+	if reason := withhold(cfg, r, shards); reason != "" && d.Decision != decideCommit {
+		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: r.Export.Failed}
+		return r, writeCommitVerdict(ctx, lake, r)
+	}
+	if d, err = decide(ctx, lake, runID, decideCommit, "commit", at); err != nil {
+		return r, err
+	}
+	if d.Decision == decideAbort {
+		return abandoned(ctx, lake, r, d)
+	}
+	if err := step(StepDecided); err != nil {
+		return r, err
+	}
+	// From here the run is committed: a signal or the deadline no longer
+	// stops it, and a commit run again finishes it.
+	ctx = context.WithoutCancel(ctx)
+	m := runManifest{Manifest: sink.Manifest{SchemaVersion: 1, Config: cfg.Name, RunID: runID, CreatedAt: at, Files: []sink.FileInfo{}}}
+	for _, sm := range manifests {
+		m.Shards = append(m.Shards, sm.Shard)
+		if !sm.Staged {
+			continue
+		}
+		m.Format, m.Schema = sm.Format, sm.Schema
+		m.Rows += sm.Rows
+		m.Changes.New += sm.Changes.New
+		m.Changes.Changed += sm.Changes.Changed
+		m.Changes.Removed += sm.Changes.Removed
+		for _, f := range sm.Files {
+			f.Name = "shard=" + sm.Shard + "/" + f.Name
+			m.Files = append(m.Files, f)
+		}
+	}
+	if len(m.Files) == 0 {
+		r.Export = verdict.Export{Files: []string{}, Reason: reasonNothing}
+		return r, writeCommitVerdict(ctx, lake, r)
+	}
+	if err := lake.completeRun(ctx, runID, runPath, manifests); err != nil {
+		return r, fmt.Errorf("commit run %s: %w", runID, err)
+	}
+	if err := step(StepVisible); err != nil {
+		return r, err
+	}
+	r.Export = verdict.Export{Published: true, Path: lake.where(runPath), Files: fileNames(m.Files), Rows: int(m.Rows)}
+	vb, err := encodeReport(r)
+	if err != nil {
+		return r, err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return r, err
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{sink.VerdictFile, vb}, {sink.ManifestFile, append(mb, '\n')}, {sink.SuccessFile, nil}} {
+		if err := lake.putRunFile(ctx, runPath, f.name, f.data); err != nil {
+			return r, fmt.Errorf("commit run %s: %w", runID, err)
+		}
+	}
+	if err := step(StepCompleted); err != nil {
+		return r, err
+	}
+	log.Info("committed", "run_id", runID, "shards", count, "rows", m.Rows, "path", r.Export.Path)
+	return r, lake.putVerdict(ctx, vb)
+}
+
+// readShards reads every shard's manifest and verdict, by index; a shard
+// without one gets verdict.MissingShard.
+func readShards(ctx context.Context, lake shardLake, cfg config.Config, runID string, count int, at time.Time) ([]verdict.RunReport, []shardManifest, error) {
+	shards := make([]verdict.RunReport, count)
+	var manifests []shardManifest
+	for i := range count {
+		name := Shard{Index: i, Count: count}.Name()
+		b, err := lake.readControl(ctx, runID, shardManifestFile(name))
+		if errors.Is(err, fs.ErrNotExist) {
+			shards[i] = verdict.MissingShard(cfg.Name, runID, i, count, at)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var m shardManifest
+		where := lake.where(controlPath(runID, shardManifestFile(name)))
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if err := json.Unmarshal(m.Verdict, &shards[i]); err != nil {
+			return nil, nil, fmt.Errorf("%s: verdict: %w", where, err)
+		}
+		if err := shards[i].Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%s: verdict: %w", where, err)
+		}
+		shards[i].Shard = name
+		manifests = append(manifests, m)
+	}
+	return shards, manifests, nil
+}
+
+// withhold says why the logical run does not publish, or "": a failed
+// run, a shard whose export failed, a shard missing, or a partial run
+// under publish_when = "success".
+func withhold(cfg config.Config, r verdict.RunReport, shards []verdict.RunReport) string {
+	for _, s := range shards {
+		if s.Export.Failed {
+			return fmt.Sprintf("the export of shard %s failed, so nothing is committed: %s", s.Shard, s.Export.Reason)
+		}
+	}
+	switch {
+	case r.Outcome == verdict.OutcomeFailed:
+		return "the logical run failed, so nothing is committed; the shards' staged items wait: run the failed or missing shard again, then commit"
+	case r.Outcome == verdict.OutcomePartial && cfg.Export.PublishWhen == config.PublishWhenSuccess:
+		return `publish_when = "success" withholds a partial run: nothing is committed`
+	}
+	return ""
+}
+
+// abandoned is the verdict of a commit that found the run given up.
+func abandoned(ctx context.Context, lake shardLake, r verdict.RunReport, d decision) (verdict.RunReport, error) {
+	err := fmt.Errorf("%w: run %s was given up at %s by %s, which took the items it had staged into a later run",
+		ErrAbandoned, r.RunID, d.At.Format(time.RFC3339), d.By)
+	r.Stop, r.Detail, r.Outcome = verdict.StopError, err.Error(), verdict.OutcomeFailed
+	r.Export = verdict.Export{Files: []string{}, Failed: true, Reason: err.Error()}
+	return r, errors.Join(err, writeCommitVerdict(ctx, lake, r))
+}
+
+// writeCommitVerdict writes the verdict of a commit that published
+// nothing: the export root's _verdict.json, and the run's control
+// folder's.
+func writeCommitVerdict(ctx context.Context, lake shardLake, r verdict.RunReport) error {
+	b, err := encodeReport(r)
+	if err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
+	return errors.Join(lake.putControl(ctx, r.RunID, sink.VerdictFile, b), lake.putVerdict(ctx, b))
+}
+
+// committed is the answer of a commit of a run that has its _SUCCESS:
+// the run's verdict, and ErrCommitted.
+func committed(ctx context.Context, lake shardLake, cfg config.Config, runID, runPath string, at time.Time) (verdict.RunReport, error) {
+	var r verdict.RunReport
+	b, err := lake.readRunFile(ctx, runPath, sink.VerdictFile)
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err != nil || r.Validate() != nil {
+		r = verdict.RunReport{Config: cfg.Name, RunID: runID, SchemaVersion: verdict.SchemaVersion, StartedAt: at, FinishedAt: at,
+			Started: true, Crawl: verdict.Crawl{Stop: verdict.StopQueueEmpty, Gaps: []verdict.Gap{}, Breaker: verdict.Breaker{Events: []verdict.BreakerEvent{}}},
+			Outcome: verdict.OutcomeSuccess, Export: verdict.Export{Published: true, Path: lake.where(runPath), Files: []string{}}}
+	}
+	return r, fmt.Errorf("run %s was %w (%s): nothing to do", runID, ErrCommitted, lake.where(runPath+"/"+sink.SuccessFile))
+}

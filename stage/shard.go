@@ -1,0 +1,248 @@
+package stage
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/sink"
+)
+
+// Shard names one shard of a logical run that an orchestrator fans out
+// (Airflow's dynamic task mapping, a Kubernetes Indexed Job): shard
+// Index of Count, all of them agreeing on RunID. Each shard walks the
+// listing pages and fetches the item pages it owns (see crawl.Shard),
+// keeps its state in its own folder of the storage path
+// (shard-I-of-N), paces itself at Count times the configured delay, and
+// stages its export for Commit, which publishes the logical run once
+// every shard passed.
+type Shard struct {
+	Index, Count int
+	RunID        string
+}
+
+// Name is the shard's name in folders, keys and verdicts: "2-of-4".
+func (s Shard) Name() string { return fmt.Sprintf("%d-of-%d", s.Index, s.Count) }
+
+func (s Shard) crawl() crawl.Shard { return crawl.Shard{Index: s.Index, Count: s.Count} }
+
+// Valid returns an error naming what is wrong with the shard.
+func (s Shard) Valid() error {
+	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
+		return fmt.Errorf("shard %d of %d: want a count of at least 1 and an index from 0 to %d", s.Index, s.Count, max(s.Count-1, 0))
+	}
+	return ValidRunID(s.RunID)
+}
+
+// runIDPattern admits the run ids an orchestrator may give: they name a
+// folder or key prefix (run=ID), so only characters every store and
+// shell take as they are.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidRunID returns an error unless id can name a logical run: 1 to 128
+// letters, digits, dots, dashes and underscores, starting with a letter
+// or digit.
+func ValidRunID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return fmt.Errorf("run id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit "+
+			"(in Airflow, {{ ts_nodash }} or {{ run_id | replace(':', '-') | replace('+', '-') }})", id)
+	}
+	return nil
+}
+
+// ErrShardCount matches the error Run and Commit return when the shard
+// count differs from the one the storage path's states, or the logical
+// run, were made with: changing it moves most items to another shard, so
+// it takes the migration the README describes, never a silent export.
+var ErrShardCount = errors.New("shard count changed")
+
+// ErrCommitted matches the error Run returns for a shard, and Commit for
+// a logical run, that was committed already: nothing is done again.
+var ErrCommitted = errors.New("committed already")
+
+// ErrAbandoned matches the error Run and Commit return for a logical run
+// that a shard abandoned: it started a later run, which took the items
+// it had staged, so this run can no longer be committed.
+var ErrAbandoned = errors.New("logical run abandoned")
+
+// shardFolderPattern matches the state folders of shards.
+var shardFolderPattern = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)$`)
+
+// shardStorage checks the storage path against the shard s (nil: the
+// whole config) and returns the folder the run keeps its state in: a
+// sharded run's own folder under it. States of another shard count, or a
+// whole-config state beside shard states, refuse the run.
+func shardStorage(cfg config.Config, s *Shard) (string, error) {
+	entries, err := os.ReadDir(cfg.Storage)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read storage %s: %w", cfg.Storage, err)
+	}
+	counts := map[string]bool{}
+	for _, e := range entries {
+		if m := shardFolderPattern.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
+			counts[m[2]] = true
+		}
+	}
+	whole := sink.Exists(filepath.Join(cfg.Storage, "state.db"))
+	if s == nil {
+		if len(counts) > 0 {
+			return "", fmt.Errorf("%w: storage %s holds the states of shards (%s): run this config with --shard I/N, "+
+				"or see \"Changing the shard count\" in the README", ErrShardCount, cfg.Storage, countList(counts))
+		}
+		return cfg.Storage, nil
+	}
+	n := fmt.Sprint(s.Count)
+	delete(counts, n)
+	switch {
+	case len(counts) > 0:
+		return "", fmt.Errorf("%w: storage %s holds the states of %s shards; this is shard %d of %d. A new count moves most items "+
+			"to another shard, and each would be exported again: commit the last run of the old count, move its shard-*-of-* "+
+			"folders aside, and run the new shards once with --reset-state (see \"Changing the shard count\" in the README)",
+			ErrShardCount, cfg.Storage, countList(counts), s.Index, s.Count)
+	case whole:
+		return "", fmt.Errorf("%w: storage %s holds the state of the whole config (state.db); this is shard %d of %d: "+
+			"move state.db aside and run the shards once with --reset-state (see \"Changing the shard count\" in the README)",
+			ErrShardCount, cfg.Storage, s.Index, s.Count)
+	}
+	return filepath.Join(cfg.Storage, "shard-"+s.Name()), nil
+}
+
+func countList(counts map[string]bool) string {
+	var l []string
+	for c := range counts {
+		l = append(l, c)
+	}
+	return strings.Join(l, ", ")
+}
+
+// runClaim is a logical run's _run.json: the first shard to start writes
+// it, create-only, and every other shard and the commit read it, so all
+// agree on the shard count and the partition the run publishes into.
+type runClaim struct {
+	Config        string    `json:"config"`
+	RunID         string    `json:"run_id"`
+	Shards        int       `json:"shards"`
+	PartitionDate string    `json:"partition_date"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// runPath is the run folder the logical run publishes into.
+func (c runClaim) runPath() string { return "dt=" + c.PartitionDate + "/run=" + c.RunID }
+
+// decision is a logical run's _decision: commit or abort, written once,
+// create-only, by the commit (commit) or by a shard that starts a later
+// run while this one is not committed (abort). Whoever comes second
+// follows the first.
+type decision struct {
+	Decision string    `json:"decision"`
+	By       string    `json:"by"`
+	At       time.Time `json:"at"`
+}
+
+// The decisions, and the names of a logical run's control files.
+const (
+	decideCommit = "commit"
+	decideAbort  = "abort"
+
+	claimFile    = "_run.json"
+	decisionFile = "_decision.json"
+)
+
+// shardManifestFile is the control file shard writes for the commit.
+func shardManifestFile(shard string) string { return "shard-" + shard + ".json" }
+
+// shardManifest is what one shard leaves for the commit: its verdict and
+// the files it staged (uploaded, not visible), with their rows, sizes,
+// checksums and, on S3, upload ids.
+type shardManifest struct {
+	SchemaVersion int               `json:"schema_version"`
+	Config        string            `json:"config"`
+	RunID         string            `json:"run_id"`
+	Shard         string            `json:"shard"`
+	Verdict       json.RawMessage   `json:"verdict"`
+	Staged        bool              `json:"staged"`
+	Dir           string            `json:"dir,omitempty"`
+	Format        sink.Format       `json:"format,omitempty"`
+	Rows          int64             `json:"rows"`
+	Changes       sink.Changes      `json:"changes"`
+	Files         []sink.FileInfo   `json:"files"`
+	Uploads       map[string]string `json:"uploads,omitempty"`
+	Schema        []sink.Column     `json:"schema,omitempty"`
+}
+
+// readClaim reads a logical run's claim; fs.ErrNotExist when no shard
+// started it.
+func readClaim(ctx context.Context, lake shardLake, runID string) (runClaim, error) {
+	var c runClaim
+	b, err := lake.readControl(ctx, runID, claimFile)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", lake.where(controlPath(runID, claimFile)), err)
+	}
+	return c, nil
+}
+
+// claimRun writes the logical run's claim unless a shard did first, and
+// returns the claim that stands, after checking it agrees with this
+// shard.
+func claimRun(ctx context.Context, lake shardLake, cfg config.Config, s Shard, day time.Time) (runClaim, error) {
+	want := runClaim{Config: cfg.Name, RunID: s.RunID, Shards: s.Count, PartitionDate: day.UTC().Format(time.DateOnly), CreatedAt: day.UTC()}
+	b, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		return want, err
+	}
+	if _, err := lake.createControl(ctx, s.RunID, claimFile, append(b, '\n')); err != nil {
+		return want, err
+	}
+	got, err := readClaim(ctx, lake, s.RunID)
+	switch {
+	case err != nil:
+		return got, err
+	case got.Shards != s.Count:
+		return got, fmt.Errorf("%w: run %s was started with %d shards (%s); this is shard %d of %d",
+			ErrShardCount, s.RunID, got.Shards, lake.where(controlPath(s.RunID, claimFile)), s.Index, s.Count)
+	case got.Config != cfg.Name:
+		return got, fmt.Errorf("run %s in this output belongs to config %q, not %q", s.RunID, got.Config, cfg.Name)
+	}
+	return got, nil
+}
+
+// readDecision reads a logical run's decision; "" when none was made.
+func readDecision(ctx context.Context, lake shardLake, runID string) (decision, error) {
+	var d decision
+	b, err := lake.readControl(ctx, runID, decisionFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d, nil
+	}
+	if err != nil {
+		return d, err
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("%s: %w", lake.where(controlPath(runID, decisionFile)), err)
+	}
+	return d, nil
+}
+
+// decide makes the logical run's decision want, unless one was made
+// first, and returns the one that stands.
+func decide(ctx context.Context, lake shardLake, runID, want, by string, at time.Time) (decision, error) {
+	b, err := json.Marshal(decision{Decision: want, By: by, At: at.UTC()})
+	if err != nil {
+		return decision{}, err
+	}
+	if _, err := lake.createControl(ctx, runID, decisionFile, append(b, '\n')); err != nil {
+		return decision{}, err
+	}
+	return readDecision(ctx, lake, runID)
+}
