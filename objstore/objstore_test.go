@@ -552,3 +552,22 @@ func TestPartRemovedAfterCancel(t *testing.T) {
 		t.Fatalf("uploads left: %q", us)
 	}
 }
+
+// TestAbortStaleProbes: a probe upload a killed preflight left is aborted
+// once it is older than a preflight may last, not before; a part's upload
+// is never touched.
+func TestAbortStaleProbes(t *testing.T) {
+	tg, _ := open(t, "exports")
+	writePart(t, tg, tg.Key(".databrew-probe-0123456789abcdef"), []byte("probe"))
+	writePart(t, tg, tg.Key("dt=2024-01-01/run=r/shard=0-of-2/part-00000.parquet"), []byte("part"))
+	ctx := context.Background()
+	if n, err := tg.AbortStaleProbes(ctx, time.Now()); err != nil || n != 0 {
+		t.Fatalf("a fresh probe: aborted %d, %v; want 0", n, err)
+	}
+	if n, err := tg.AbortStaleProbes(ctx, time.Now().Add(3*time.Minute)); err != nil || n != 1 {
+		t.Fatalf("a stale probe: aborted %d, %v; want 1", n, err)
+	}
+	if got := uploads(t, tg, tg.Key("")); len(got) != 1 || !strings.HasSuffix(got[0], "part-00000.parquet") {
+		t.Fatalf("uploads left %v, want the part's only", got)
+	}
+}

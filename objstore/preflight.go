@@ -31,6 +31,34 @@ var errPreflightTimeout = errors.New("preflight timed out")
 // aborted part) after the caller's context was cancelled.
 const cleanupTimeout = 30 * time.Second
 
+// AbortStaleProbes aborts the multipart uploads of Preflight's probes
+// that a killed process left under the output, those started longer ago
+// than a preflight may last, so a probe another process is making right
+// now is left alone. It returns how many it aborted; only S3 has uploads.
+// (A whole-config run aborts every upload under the output instead; the
+// shards of a logical run cannot, for the others' staged parts are
+// uploads too.)
+func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, error) {
+	if t.s3 == nil {
+		return 0, nil
+	}
+	ups, err := t.uploads(ctx, t.Key(probePrefix))
+	if err != nil {
+		return 0, fmt.Errorf("output %s: list probe uploads: %w", t.url, err)
+	}
+	n := 0
+	for _, u := range ups {
+		if u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
+			continue
+		}
+		if err := t.abortUpload(ctx, u.key, u.id); err != nil {
+			return n, fmt.Errorf("output %s: abort probe upload %q: %w", t.url, u.key, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
 // Preflight proves the output usable before any crawling: the bucket
 // exists and can be listed under the prefix, and the credentials may write
 // there. It writes a small probe object create-only under the prefix,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -18,8 +19,9 @@ import (
 
 // upload is one in-progress multipart upload.
 type upload struct {
-	key string
-	id  string
+	key       string
+	id        string
+	initiated time.Time
 }
 
 // createUpload starts a multipart upload of key, with the checksum and
@@ -116,7 +118,7 @@ func (t *Target) uploads(ctx context.Context, prefix string) ([]upload, error) {
 			return nil, err
 		}
 		for _, u := range out.Uploads {
-			ups = append(ups, upload{key: aws.ToString(u.Key), id: aws.ToString(u.UploadId)})
+			ups = append(ups, upload{key: aws.ToString(u.Key), id: aws.ToString(u.UploadId), initiated: aws.ToTime(u.Initiated)})
 		}
 		if !aws.ToBool(out.IsTruncated) {
 			return ups, nil

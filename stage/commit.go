@@ -86,6 +86,11 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	case *folderTarget:
 		lake = folderLake{root: b.layout.Output}
 	}
+	if n, err := lake.sweep(ctx, at); err != nil {
+		log.Warn("could not abort the uploads of stale preflight probes", "err", err)
+	} else if n > 0 {
+		log.Warn("aborted the uploads of preflight probes that killed processes left", "uploads", n)
+	}
 	claim, err := readClaim(ctx, lake, runID)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

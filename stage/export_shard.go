@@ -118,6 +118,11 @@ func (t *shardTarget) reconcile(ctx context.Context, x *exporter) error {
 			}
 		}
 	}
+	if n, err := t.lake.sweep(ctx, t.clock()); err != nil {
+		return err
+	} else if n > 0 {
+		x.log.Warn("aborted the uploads of preflight probes that killed processes left", "uploads", n)
+	}
 	// A manifest an earlier attempt left, with nothing recorded in flight
 	// (it staged nothing, or failed): the commit must not read it while
 	// this attempt runs.

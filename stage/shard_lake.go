@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/databrew/databrew-stage/sink"
 )
@@ -46,6 +47,9 @@ type shardLake interface {
 	putRunFile(ctx context.Context, runPath, name string, data []byte) error
 	// putVerdict replaces the export root's _verdict.json.
 	putVerdict(ctx context.Context, data []byte) error
+	// sweep removes what killed processes left that no run owns (on S3,
+	// the uploads of preflight probes older than a preflight lasts).
+	sweep(ctx context.Context, now time.Time) (int, error)
 }
 
 // controlPath is a control file's path under the export root.
@@ -113,6 +117,10 @@ func (l objectLake) readRunFile(ctx context.Context, runPath, name string) ([]by
 func (l objectLake) putRunFile(ctx context.Context, runPath, name string, data []byte) error {
 	_, err := l.o.t.PutIfAbsent(ctx, l.o.t.Key(runPath+"/"+name), data)
 	return err
+}
+
+func (l objectLake) sweep(ctx context.Context, now time.Time) (int, error) {
+	return l.o.t.AbortStaleProbes(ctx, now)
 }
 
 func (l objectLake) putVerdict(ctx context.Context, data []byte) error {
@@ -212,6 +220,8 @@ func (l folderLake) putRunFile(_ context.Context, runPath, name string, data []b
 	_, err := createFileOnce(filepath.Join(l.path(runPath), name), data)
 	return err
 }
+
+func (l folderLake) sweep(context.Context, time.Time) (int, error) { return 0, nil }
 
 func (l folderLake) putVerdict(_ context.Context, data []byte) error {
 	return sink.WriteFileAtomic(filepath.Join(l.root, sink.VerdictFile), data)

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"databrew-stage": func() {
 			env := cli.OSEnv()
 			env.RunOptions = pauseAtPublishStep(os.Getenv(pauseEnv))
+			env.CommitOptions = pauseAtCommitStep(os.Getenv(pauseEnv))
 			os.Exit(cli.Main(os.Args[1:], env))
 		},
 	})

@@ -66,7 +66,11 @@ func commitCmd(args []string, env Env) int {
 	ctx, stopSignals := withSignals(context.Background(), env.Stderr)
 	defer stopSignals()
 	cfg := *cfgs[0]
-	r, err := stage.Commit(ctx, cfg, runID, shards, stage.CommitOptions{Logger: logger.With("config", cfg.Name)})
+	opts := stage.CommitOptions{Logger: logger.With("config", cfg.Name)}
+	if env.CommitOptions != nil {
+		env.CommitOptions(&opts)
+	}
+	r, err := stage.Commit(ctx, cfg, runID, shards, opts)
 	code := ExitOK
 	switch {
 	case errors.Is(err, stage.ErrCommitted):

@@ -32,6 +32,8 @@ type Env struct {
 	// program that embeds the command line adds the Go API's hooks with
 	// it (middleware, a refresh hook, publish-step observers).
 	RunOptions func(*stage.Options)
+	// CommitOptions, when set, adjusts the options of every commit.
+	CommitOptions func(*stage.CommitOptions)
 }
 
 // OSEnv returns the process's real streams.

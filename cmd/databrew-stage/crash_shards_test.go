@@ -1,0 +1,454 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/stage"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// pauseAtCommitStep returns the commit options of a subprocess that
+// pauses at step, to be killed there; none when step is empty.
+func pauseAtCommitStep(step string) func(*stage.CommitOptions) {
+	if step == "" {
+		return nil
+	}
+	return func(o *stage.CommitOptions) {
+		o.AfterCommitStep = func(s stage.PublishStep) error {
+			if string(s) == step {
+				fmt.Fprintln(os.Stderr, pausedMarker+string(s))
+				time.Sleep(time.Hour)
+			}
+			return nil
+		}
+	}
+}
+
+// The steps a shard and a commit pass, where the loop kills them.
+var (
+	shardSteps  = []string{string(stage.StepIntent), string(stage.StepUploaded), string(stage.StepReady)}
+	commitSteps = []string{string(stage.StepDecided), string(stage.StepVisible), string(stage.StepCompleted)}
+)
+
+// TestCrashLoopShardsS3 runs logical runs of 4 shards against the S3
+// test server (versitygw), as an orchestrator does: the 4 shards start
+// as parallel processes, 2 of them, chosen at random, are killed with
+// SIGKILL (at a random moment or at a step of their export), and only
+// those are run again; then the commit runs (killed at one of its steps
+// first, every other trial, and run again). After each trial every item
+// version must be published exactly once, and the current state of every
+// item must be there (see checkExports). All the while a reader lists the
+// output: it may see a run's part files only once its commit decided,
+// and once the run's _SUCCESS is there, exactly the files its manifest
+// lists.
+func TestCrashLoopShardsS3(t *testing.T) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t)
+	srv.SetEnv(t)
+	lk := &shardedLake{s3Lake{srv: srv, url: srv.URL("exports/shards"), tmp: t.TempDir()}}
+	if lk.t, err = objstore.Open(context.Background(), lk.url); err != nil {
+		t.Fatal(err)
+	}
+	defer lk.t.Close()
+	r := &commitReader{lk: lk, manifests: map[string][]string{}}
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		r.run(stop)
+	}()
+	stopReader := sync.OnceFunc(func() {
+		close(stop)
+		<-done
+	})
+	defer stopReader()
+
+	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
+	web := httptest.NewServer(site)
+	defer web.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "books.toml")
+	cfg := fmt.Sprintf(`name = "books"
+start_urls = [%q]
+output = %q
+[policy]
+concurrency = 2
+retries = 1
+backoff = "1ms"
+max_backoff = "5ms"
+retry_pass_delay = "10ms"
+timeout = "2s"
+pause = "0s"
+%s
+[export]
+tombstones = true
+row_group_rows = 16
+`, catalogsite.StartURL(web.URL), lk.url, catalogsite.ExtractConfig)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hist := &siteHistory{versions: map[string]map[string]bool{}}
+	hist.note(site)
+	rng := rand.New(rand.NewPCG(3, 4))
+	kills := map[string]int{}
+	shardRuns, commits := 0, 0
+	for trial := 1; trial <= *crashTrials; trial++ {
+		if trial > 1 {
+			mutate(site, rng)
+			hist.note(site)
+		}
+		runID := fmt.Sprintf("trial-%d", trial)
+		victims := rng.Perm(4)[:2]
+		results := make([]string, 4)
+		var wg sync.WaitGroup
+		for i := range 4 {
+			how := "completed"
+			if slices.Contains(victims, i) {
+				how = "killed at random"
+				if rng.IntN(2) == 0 {
+					how = "killed at " + shardSteps[rng.IntN(len(shardSteps))]
+				}
+			}
+			delay := time.Duration(rng.IntN(200)) * time.Millisecond
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, how, delay)
+			}()
+		}
+		wg.Wait()
+		shardRuns += 4
+		for _, res := range results {
+			kills["shard "+res]++
+		}
+		// The orchestrator retries what did not pass, until every shard did.
+		for round := 0; ; round++ {
+			var again []int
+			for i, res := range results {
+				if res != "passed" {
+					again = append(again, i)
+				}
+			}
+			if len(again) == 0 {
+				break
+			}
+			if round == 5 {
+				t.Fatalf("trial %d: shards %v did not pass after 5 retries: %v", trial, again, results)
+			}
+			for _, i := range again {
+				results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, "completed", 0)
+				shardRuns++
+			}
+		}
+		if rng.IntN(2) == 0 {
+			step := commitSteps[rng.IntN(len(commitSteps))]
+			runCommitProcess(t, bin, cfgPath, lk, runID, step)
+			kills["commit killed at "+step]++
+			commits++
+		}
+		code, out := runCommitProcess(t, bin, cfgPath, lk, runID, "")
+		commits++
+		if code != 0 {
+			t.Fatalf("trial %d: commit exited %d:\n%s", trial, code, out)
+		}
+		if code, out := runCommitProcess(t, bin, cfgPath, lk, runID, ""); code != 0 || !strings.Contains(out, "committed already") && !strings.Contains(out, "nothing new") {
+			t.Fatalf("trial %d: a second commit exited %d:\n%s", trial, code, out)
+		}
+		commits++
+		checkExports(t, lk, site, hist, trial)
+	}
+	stopReader()
+	r.check(t)
+	t.Logf("%d trials: %d shard runs, %d commits: %v", *crashTrials, shardRuns, commits, kills)
+}
+
+// runShardProcess runs shard i of runID after delay, killing it as how
+// says, and returns "passed", "failed" or how it was killed.
+func runShardProcess(t *testing.T, bin, cfgPath string, lk *shardedLake, i int, runID, how string, delay time.Duration) string {
+	time.Sleep(delay)
+	cmd := exec.Command(bin, "run", "--json", "--shard", fmt.Sprintf("%d/4", i), "--run-id", runID, cfgPath)
+	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
+	step, atStep := strings.CutPrefix(how, "killed at ")
+	if atStep && how != "killed at random" {
+		cmd.Env = append(cmd.Env, pauseEnv+"="+step)
+	}
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Error(err)
+		return "failed"
+	}
+	paused := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), pausedMarker) {
+				paused <- true
+			}
+		}
+		close(paused)
+	}()
+	out := make(chan []byte, 1)
+	go func() {
+		var b []byte
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			b = append(b, sc.Bytes()...)
+		}
+		out <- b
+	}()
+	switch {
+	case how == "killed at random":
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+		_ = cmd.Process.Kill()
+	case atStep:
+		if <-paused {
+			_ = cmd.Process.Kill()
+		}
+	}
+	line := <-out
+	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return how
+	}
+	var rep verdict.RunReport
+	if err := json.Unmarshal(line, &rep); err != nil || rep.FailsDownstream() {
+		return "failed"
+	}
+	return "passed"
+}
+
+// runCommitProcess runs the commit of runID, killed at step when it is
+// not empty, and returns its exit code (-1 when killed) and stderr.
+func runCommitProcess(t *testing.T, bin, cfgPath string, lk *shardedLake, runID, step string) (int, string) {
+	cmd := exec.Command(bin, "commit", cfgPath, "--run-id", runID, "--shards", "4")
+	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
+	if step != "" {
+		cmd.Env = append(cmd.Env, pauseEnv+"="+step)
+	}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if step != "" && strings.HasPrefix(sc.Text(), pausedMarker) {
+			_ = cmd.Process.Kill()
+		}
+	}
+	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, strings.Join(lines, "\n")
+	}
+	return cmd.ProcessState.ExitCode(), strings.Join(lines, "\n")
+}
+
+// shardedLake is an S3 output holding logical runs of shards: a run's
+// part files are one level down, in its shards' folders.
+type shardedLake struct{ s3Lake }
+
+// runOf is the run folder (dt=D/run=ID) a key under the output is in,
+// or "".
+func runOf(key string) string {
+	parts := strings.SplitN(key, "/", 3)
+	if len(parts) < 3 || !strings.HasPrefix(parts[0], "dt=") || !strings.HasPrefix(parts[1], "run=") {
+		return ""
+	}
+	return parts[0] + "/" + parts[1]
+}
+
+func (l *shardedLake) runs(t *testing.T) []publishedRun {
+	byDir := map[string]*publishedRun{}
+	var dirs []string
+	for _, k := range l.keys(t) {
+		dir := runOf(k)
+		if dir == "" {
+			continue
+		}
+		run := byDir[dir]
+		if run == nil {
+			run = &publishedRun{dir: dir}
+			byDir[dir] = run
+			dirs = append(dirs, dir)
+		}
+		switch name := strings.TrimPrefix(k, dir+"/"); {
+		case name == sink.SuccessFile:
+			run.complete = true
+		case name == sink.ManifestFile:
+			if err := json.Unmarshal(l.read(t, k), &run.manifest); err != nil {
+				t.Fatalf("%s: %v", k, err)
+			}
+		case strings.HasSuffix(name, ".parquet"):
+			local := filepath.Join(l.tmp, filepath.FromSlash(k))
+			if _, err := os.Stat(local); err != nil {
+				if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(local, l.read(t, k), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			run.parts = append(run.parts, local)
+		}
+	}
+	out := make([]publishedRun, len(dirs))
+	for i, d := range dirs {
+		out[i] = *byDir[d]
+	}
+	return out
+}
+
+// debris names the uploads left open and the run folders without
+// _SUCCESS after a trial's commit.
+func (l *shardedLake) debris(t *testing.T) string {
+	ups, err := l.t.ListUploads(context.Background(), l.t.Key(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var problems []string
+	// A preflight probe's upload that a kill left is aborted only once it
+	// is older than a preflight lasts (minutes): shards run side by side
+	// must not abort one another's probes. It is no data.
+	ups = slices.DeleteFunc(ups, func(k string) bool { return strings.Contains(k, "/.databrew-probe-") })
+	if len(ups) > 0 {
+		problems = append(problems, fmt.Sprintf("multipart uploads left: %v", ups))
+	}
+	for _, run := range l.runs(t) {
+		if !run.complete {
+			problems = append(problems, "a run folder without _SUCCESS holds objects: "+run.dir)
+		}
+	}
+	return strings.Join(problems, "; ")
+}
+
+// commitReader lists the output over and over, as a reader of the lake
+// would. A run's part files may become visible only after its commit
+// decided (its _decision.json says commit); once a listing shows the
+// run's _SUCCESS, it must show exactly the files its manifest lists.
+type commitReader struct {
+	lk        *shardedLake
+	mu        sync.Mutex
+	manifests map[string][]string // run folder -> the files its manifest lists
+	listings  int
+	early     int // listings that showed parts of a decided run before its _SUCCESS
+	errs      []string
+}
+
+func (r *commitReader) run(stop <-chan struct{}) {
+	ctx := context.Background()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
+		keys, err := r.lk.t.ListKeys(ctx, r.lk.t.Key(""))
+		if err != nil {
+			r.fail("list: %v", err)
+			return
+		}
+		parts, success := map[string][]string{}, map[string]bool{}
+		for _, k := range keys {
+			k = strings.TrimPrefix(k, r.lk.t.Prefix())
+			dir := runOf(k)
+			switch {
+			case dir == "":
+			case strings.HasSuffix(k, ".parquet"):
+				parts[dir] = append(parts[dir], strings.TrimPrefix(k, dir+"/"))
+			case path.Base(k) == sink.SuccessFile:
+				success[dir] = true
+			}
+		}
+		r.mu.Lock()
+		r.listings++
+		r.mu.Unlock()
+		for dir, names := range parts {
+			if !success[dir] {
+				runID := strings.TrimPrefix(path.Base(dir), "run=")
+				b, err := r.lk.t.Read(ctx, r.lk.t.Key(stage.ShardsFolder+"/run="+runID+"/_decision.json"))
+				if err != nil || !strings.Contains(string(b), `"commit"`) {
+					r.fail("parts %v of run %s visible before its commit decided (%v %s)", names, dir, err, b)
+				}
+				r.mu.Lock()
+				r.early++
+				r.mu.Unlock()
+				continue
+			}
+			want := r.manifestFiles(ctx, dir)
+			slices.Sort(names)
+			if !slices.Equal(names, want) {
+				r.fail("run %s listed with _SUCCESS and parts %v; its manifest lists %v", dir, names, want)
+			}
+		}
+	}
+}
+
+// manifestFiles reads the files a committed run's manifest lists, once.
+func (r *commitReader) manifestFiles(ctx context.Context, dir string) []string {
+	r.mu.Lock()
+	files, ok := r.manifests[dir]
+	r.mu.Unlock()
+	if ok {
+		return files
+	}
+	b, err := r.lk.t.Read(ctx, r.lk.t.Key(dir+"/"+sink.ManifestFile))
+	var m sink.Manifest
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		r.fail("run %s has _SUCCESS but its manifest cannot be read: %v", dir, err)
+		return nil
+	}
+	for _, f := range m.Files {
+		files = append(files, f.Name)
+	}
+	slices.Sort(files)
+	r.mu.Lock()
+	r.manifests[dir] = files
+	r.mu.Unlock()
+	return files
+}
+
+func (r *commitReader) fail(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+func (r *commitReader) check(t *testing.T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errs) > 0 {
+		t.Fatalf("the reader: %s", strings.Join(r.errs[:min(len(r.errs), 5)], "; "))
+	}
+	if r.listings < 10 || len(r.manifests) == 0 {
+		t.Fatalf("the reader listed %d times and saw %d committed runs: it did not watch the loop", r.listings, len(r.manifests))
+	}
+	t.Logf("the reader listed the output %d times: %d committed runs, each whole once its _SUCCESS was there; "+
+		"%d listings showed parts of a run whose commit had decided, before its _SUCCESS", r.listings, len(r.manifests), r.early)
+}
