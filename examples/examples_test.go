@@ -1,5 +1,6 @@
-// Package examples holds files a user copies: an Airflow DAG, a Dagster
-// asset, a Kubernetes CronJob, a cron + jq pipeline and a DuckDB query.
+// Package examples holds files a user copies: Airflow DAGs (one run, and
+// one run as shards), a Dagster asset, a Kubernetes CronJob and Indexed
+// Job, a cron + jq pipeline and a DuckDB query.
 // The tests check them as far as a machine without those systems allows.
 package examples
 
@@ -22,17 +23,17 @@ import (
 	"github.com/databrew/databrew-stage/sink"
 )
 
-// The Kubernetes manifests parse, and each document is a resource with an
-// apiVersion, a kind and a name; the CronJob keeps one run at a time and
-// mounts the state volume where the config's storage is.
-func TestKubernetesManifestsParse(t *testing.T) {
-	f, err := os.Open(filepath.Join("kubernetes", "cronjob.yaml"))
+// readManifests decodes every document of a Kubernetes manifest file and
+// checks that each is a resource with an apiVersion, a kind and a name.
+func readManifests(t *testing.T, name string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(filepath.Join("kubernetes", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	dec := yaml.NewDecoder(f)
-	kinds := map[string]map[string]any{}
+	var docs []map[string]any
 	for {
 		var doc map[string]any
 		err := dec.Decode(&doc)
@@ -40,12 +41,23 @@ func TestKubernetesManifestsParse(t *testing.T) {
 			break
 		}
 		if err != nil {
-			t.Fatalf("cronjob.yaml: %v", err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		meta, _ := doc["metadata"].(map[string]any)
 		if doc["apiVersion"] == nil || doc["kind"] == nil || meta["name"] == nil {
-			t.Fatalf("a document without apiVersion, kind or metadata.name: %v", doc)
+			t.Fatalf("%s: a document without apiVersion, kind or metadata.name: %v", name, doc)
 		}
+		docs = append(docs, doc)
+	}
+	return docs
+}
+
+// The Kubernetes manifests parse, and each document is a resource with an
+// apiVersion, a kind and a name; the CronJob keeps one run at a time and
+// mounts the state volume where the config's storage is.
+func TestKubernetesManifestsParse(t *testing.T) {
+	kinds := map[string]map[string]any{}
+	for _, doc := range readManifests(t, "cronjob.yaml") {
 		kinds[doc["kind"].(string)] = doc
 	}
 	cron := kinds["CronJob"]
@@ -75,13 +87,17 @@ func keys(m map[string]map[string]any) []string {
 	return out
 }
 
-// The Airflow DAG and the Dagster asset are valid Python.
+// The Airflow DAGs and the Dagster asset are valid Python.
 func TestPythonExamplesCompile(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("no python3 on this machine")
 	}
-	for _, f := range []string{filepath.Join("airflow", "databrew_dag.py"), filepath.Join("dagster", "databrew_asset.py")} {
+	for _, f := range []string{
+		filepath.Join("airflow", "databrew_dag.py"),
+		filepath.Join("airflow", "shards_dag.py"),
+		filepath.Join("dagster", "databrew_asset.py"),
+	} {
 		cmd := exec.Command(python, "-c", "import sys, py_compile; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)",
 			f, filepath.Join(t.TempDir(), "out.pyc"))
 		if out, err := cmd.CombinedOutput(); err != nil {
