@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -246,4 +251,112 @@ func TestShards_ObjectStorageStagesUploadsTheCommitCompletes(t *testing.T) {
 	if _, err := commitRun(t, cfg, "r1", 4); !errors.Is(err, ErrCommitted) {
 		t.Fatalf("a second commit: %v, want ErrCommitted", err)
 	}
+}
+
+// TestShops_InShards crawls each fixture shop built like a common real
+// catalog site as 3 shards and commits the logical run: the export must
+// hold exactly the shop's products, each once — item pages split by URL
+// (sitemaps, variants), items a JSON listing holds split by key.
+func TestShops_InShards(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		kind shopsites.Kind
+		opts shopsites.Options
+	}{
+		{"json-ld", shopsites.JSONLD, shopsites.Options{}},
+		{"microdata and data attributes", shopsites.Microdata, shopsites.Options{}},
+		{"sitemaps only", shopsites.Sitemaps, shopsites.Options{}},
+		{"parameter pagination", shopsites.Params, shopsites.Options{}},
+		{"json api with every field", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIFull}},
+		{"json api with item urls", shopsites.JSONAPI, shopsites.Options{API: shopsites.APILinks}},
+		{"messy values", shopsites.Messy, shopsites.Options{}},
+		{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
+		{"variants", shopsites.Variants, shopsites.Options{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			shop, err := shopsites.New(tt.kind, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(shop)
+			t.Cleanup(srv.Close)
+			text := shop.Config(srv.URL)
+			cfg, err := config.Parse(filepath.Join(t.TempDir(), "shop.toml"), []byte(text))
+			if err != nil {
+				t.Fatalf("config: %v\n%s", err, text)
+			}
+			stored := 0
+			for i := range 3 {
+				rep := runShard(t, *cfg, "r1", i, 3)
+				expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
+				stored += rep.Items.New
+			}
+			rep, err := commitRun(t, *cfg, "r1", 3)
+			if err != nil || rep.Outcome != verdict.OutcomeSuccess || rep.CoverageGaps != 0 {
+				t.Fatalf("commit: %v, %s, gaps %+v", err, rep.Summary(), rep.Gaps)
+			}
+			if truth := len(shop.Truth(srv.URL)); stored != truth || rep.Export.Rows != truth {
+				t.Fatalf("the shards stored %d new items and the commit published %d rows; the shop has %d products", stored, rep.Export.Rows, truth)
+			}
+			expectTruth(t, shop, srv.URL, exportedRows(t, cfg.Output))
+		})
+	}
+}
+
+// TestShards_WaitNTimesTheDelay: a shard of 4 spaces its requests to the
+// site 4 times the configured delay apart, so 4 shards together keep
+// the configured rate.
+func TestShards_WaitNTimesTheDelay(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 20})
+	var mu sync.Mutex
+	var starts []time.Time
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.URL.Path != "/robots.txt" {
+			mu.Lock()
+			starts = append(starts, time.Now())
+			mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+	})
+	const delay = 10 * time.Millisecond
+	cfg := f.config(map[string]string{"delay": `"10ms"`, "concurrency": "2"}, "")
+	runShard(t, cfg, "r1", 1, 4)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(starts) < 4 {
+		t.Fatalf("%d requests, want a few", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		// The limiter may start a request a hair early; 4 x 10ms less
+		// a millisecond is still far above the configured 10ms.
+		if gap := starts[i].Sub(starts[i-1]); gap < 4*delay-time.Millisecond {
+			t.Fatalf("requests %d and %d started %v apart, want at least 4 x %v", i-1, i, gap, delay)
+		}
+	}
+}
+
+// TestShards_UnderARevisitPolicy: shards keep their item pages' schedules
+// like a whole-config run: the next logical run on the unchanged site
+// skips every item page that is not due and publishes nothing.
+func TestShards_UnderARevisitPolicy(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 40})
+	cfg := f.config(nil, "\n[revisit]\ncard = \"article.product_pod\"\nmin_after = \"1d\"\nmax_after = \"14d\"\n")
+	for i := range 2 {
+		runShard(t, cfg, "r1", i, 2)
+	}
+	if rep, err := commitRun(t, cfg, "r1", 2); err != nil || rep.Export.Rows != 40 {
+		t.Fatalf("commit of r1: %v, %+v", err, rep.Export)
+	}
+	skipped := 0
+	for i := range 2 {
+		rep := runShard(t, cfg, "r2", i, 2)
+		if rep.Items.New != 0 || rep.Items.Changed != 0 || rep.Export.Staged {
+			t.Fatalf("shard %d of r2: %+v, staged %v", i, rep.Items, rep.Export.Staged)
+		}
+		skipped += rep.Items.Skipped
+	}
+	if skipped != 40 {
+		t.Fatalf("the shards of r2 skipped %d items, want all 40", skipped)
+	}
+	expectEachItemOnce(t, f, cfg.Output)
 }

@@ -59,8 +59,9 @@ func exportedRows(t *testing.T, output string) map[string]map[string]any {
 	t.Helper()
 	rows := map[string]map[string]any{}
 	files, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*", "*.parquet"))
-	for _, f := range files {
-		if !sink.IsComplete(filepath.Dir(f)) {
+	sharded, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*", "shard=*", "*.parquet"))
+	for _, f := range append(files, sharded...) {
+		if !sink.IsComplete(runFolder(f)) {
 			t.Fatalf("%s is in a folder without _SUCCESS", f)
 		}
 		rb := sinktest.ReadParquet(t, f)
@@ -77,6 +78,16 @@ func exportedRows(t *testing.T, output string) map[string]map[string]any {
 		}
 	}
 	return rows
+}
+
+// runFolder is the run folder (dt=D/run=ID) a part file is in, one level
+// up for the part of a shard.
+func runFolder(part string) string {
+	dir := filepath.Dir(part)
+	if strings.HasPrefix(filepath.Base(dir), "shard=") {
+		return filepath.Dir(dir)
+	}
+	return dir
 }
 
 // expectTruth checks the export holds exactly the shop's products, column
