@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/state"
 )
 
 // Shard names one shard of a logical run that an orchestrator fans out
@@ -92,7 +94,7 @@ func shardStorage(cfg config.Config, s *Shard) (string, error) {
 			counts[m[2]] = true
 		}
 	}
-	whole := sink.Exists(filepath.Join(cfg.Storage, "state.db"))
+	whole := sink.Exists(filepath.Join(cfg.Storage, state.FileName))
 	if s == nil {
 		if len(counts) > 0 {
 			return "", fmt.Errorf("%w: storage %s holds the states of shards (%s): run this config with --shard I/N, "+
@@ -113,7 +115,7 @@ func shardStorage(cfg config.Config, s *Shard) (string, error) {
 			"move state.db aside and run the shards once with --reset-state (see \"Changing the shard count\" in the README)",
 			ErrShardCount, cfg.Storage, s.Index, s.Count)
 	}
-	return filepath.Join(cfg.Storage, "shard-"+s.Name()), nil
+	return ShardStorage(cfg.Storage, *s), nil
 }
 
 func countList(counts map[string]bool) string {
@@ -246,3 +248,45 @@ func decide(ctx context.Context, lake shardLake, runID, want, by string, at time
 	}
 	return readDecision(ctx, lake, runID)
 }
+
+// ShardStates lists the shard state folders (shard-I-of-N) in a storage
+// path, in order of count and index; none for a whole-config storage.
+func ShardStates(storage string) ([]string, error) {
+	entries, err := os.ReadDir(storage)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read storage %s: %w", storage, err)
+	}
+	type folder struct {
+		name         string
+		index, count int
+	}
+	var found []folder
+	for _, e := range entries {
+		m := shardFolderPattern.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		var f folder
+		f.name = e.Name()
+		_, _ = fmt.Sscan(m[1], &f.index)
+		_, _ = fmt.Sscan(m[2], &f.count)
+		found = append(found, f)
+	}
+	slices.SortFunc(found, func(a, b folder) int {
+		if a.count != b.count {
+			return a.count - b.count
+		}
+		return a.index - b.index
+	})
+	out := make([]string, len(found))
+	for i, f := range found {
+		out[i] = filepath.Join(storage, f.name)
+	}
+	return out, nil
+}
+
+// ShardStorage is the state folder of a shard in a storage path.
+func ShardStorage(storage string, s Shard) string { return filepath.Join(storage, "shard-"+s.Name()) }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -14,7 +16,8 @@ import (
 const reportUsage = `Usage: databrew-stage report [--stale-after N] [--json] CONFIG...
 
 Shows the last verdict of each config, read from .last_run.json in its
-storage path (it never opens the state, so it works while a run holds it).
+storage path (it never opens the state, so it works while a run holds it);
+a config run as shards gets one line per shard.
 With --stale-after N, a config is stale when its last N or more runs in a row
 stored nothing new or changed, or when no run has started yet; report then
 exits 1. Exit 3 when a config's .last_run.json cannot be read (every config
@@ -26,9 +29,12 @@ const ExitUnreadable = 3
 
 // ReportEntry is one config's line of `report --json`.
 type ReportEntry struct {
-	Config         string             `json:"config"`
-	ConfigFile     string             `json:"config_file"`
-	Storage        string             `json:"storage"`
+	Config     string `json:"config"`
+	ConfigFile string `json:"config_file"`
+	Storage    string `json:"storage"`
+	// Shard names the shard (such as "2-of-4") whose state folder the
+	// entry reads, for a config run as shards: one entry per shard.
+	Shard          string             `json:"shard,omitempty"`
 	LastRun        *verdict.RunReport `json:"last_run"`
 	EmptyRunStreak int                `json:"empty_run_streak"`
 	StaleAfter     int                `json:"stale_after"`
@@ -56,9 +62,23 @@ func reportCmd(args []string, env Env) int {
 	}
 	entries := make([]ReportEntry, 0, len(cfgs))
 	anyStale, unreadable := false, false
+	var targets []ReportEntry
 	for _, cfg := range cfgs {
 		e := ReportEntry{Config: cfg.Name, ConfigFile: cfg.File, Storage: cfg.Storage, StaleAfter: *staleAfter}
-		last, err := stage.ReadLastRun(cfg.Storage)
+		folders, err := stage.ShardStates(cfg.Storage)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage report: %v\n", err)
+		}
+		if len(folders) == 0 {
+			targets = append(targets, e)
+		}
+		for _, dir := range folders {
+			e.Storage, e.Shard = dir, strings.TrimPrefix(filepath.Base(dir), "shard-")
+			targets = append(targets, e)
+		}
+	}
+	for _, e := range targets {
+		last, err := stage.ReadLastRun(e.Storage)
 		switch {
 		case err == nil:
 			e.LastRun, e.EmptyRunStreak = &last, last.EmptyRunStreak
@@ -98,10 +118,14 @@ func printReportTable(env Env, entries []ReportEntry, showStale bool) {
 	}
 	fmt.Fprintln(tw, header)
 	for _, e := range entries {
+		name := e.Config
+		if e.Shard != "" {
+			name += " [" + e.Shard + "]"
+		}
 		if e.LastRun == nil {
-			line := fmt.Sprintf("%s\tnever\t-\t-\t-\t-\t-\t-\tno run has started", e.Config)
+			line := fmt.Sprintf("%s\tnever\t-\t-\t-\t-\t-\t-\tno run has started", name)
 			if e.Error != "" {
-				line = fmt.Sprintf("%s\tunreadable\t-\t-\t-\t-\t-\t-\t%s", e.Config, e.Error)
+				line = fmt.Sprintf("%s\tunreadable\t-\t-\t-\t-\t-\t-\t%s", name, e.Error)
 			}
 			if showStale {
 				line += "\tyes"
@@ -110,7 +134,7 @@ func printReportTable(env Env, entries []ReportEntry, showStale bool) {
 			continue
 		}
 		r := e.LastRun
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s", e.Config, r.StartedAt.UTC().Format(time.RFC3339), r.Outcome, r.Stop,
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s", name, r.StartedAt.UTC().Format(time.RFC3339), r.Outcome, r.Stop,
 			r.Items.New, r.Items.Changed, r.CoverageGaps, r.EmptyRunStreak, r.Detail)
 		if showStale {
 			line += "\t" + map[bool]string{true: "yes", false: "no"}[e.Stale]

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/databrew/databrew-stage/config"
@@ -31,10 +33,14 @@ file is sound or was repaired, 1 when it could not be (nothing to salvage,
 or a run holds it: repair never runs beside one), 2 on usage errors.
 
 To start over instead, run with --reset-state: every item is exported
-again as new.`
+again as new.
+
+A config run as shards keeps one state per shard (<storage>/shard-I-of-N):
+check examines each; repair takes --shard I/N.`
 
 func stateCmd(args []string, env Env) int {
 	fs := newFlags("state", stateUsage, env)
+	shardFlag := fs.String("shard", "", "repair the state of shard I of N (I/N) of a config run as shards")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
@@ -55,15 +61,51 @@ func stateCmd(args []string, env Env) int {
 		return ExitUsage
 	}
 	if sub == "repair" {
-		return stateRepair(cfgs[0], env)
+		cfg := cfgs[0]
+		folders, _ := stage.ShardStates(cfg.Storage)
+		switch {
+		case *shardFlag != "":
+			s, err := shardFlags{shard: *shardFlag, runID: "repair"}.parse(env.Getenv)
+			if err != nil {
+				return usageError(env, "state", "%v", err)
+			}
+			c := *cfg
+			c.Storage = stage.ShardStorage(cfg.Storage, *s)
+			cfg = &c
+		case len(folders) > 0:
+			return usageError(env, "state", "%s is run as shards: name the one to repair with --shard I/N", cfg.Name)
+		}
+		return stateRepair(cfg, env)
+	}
+	if *shardFlag != "" {
+		return usageError(env, "state", "--shard is for repair: check examines every shard's state")
 	}
 	code := ExitOK
 	for _, cfg := range cfgs {
-		if !stateCheck(cfg, env) {
-			code = ExitFailed
+		for _, c := range shardConfigs(cfg) {
+			if !stateCheck(c, env) {
+				code = ExitFailed
+			}
 		}
 	}
 	return code
+}
+
+// shardConfigs is cfg once per shard state folder its storage holds,
+// each with that folder as its storage and the shard in its name, or cfg
+// alone for a config not run as shards.
+func shardConfigs(cfg *config.Config) []*config.Config {
+	folders, err := stage.ShardStates(cfg.Storage)
+	if err != nil || len(folders) == 0 {
+		return []*config.Config{cfg}
+	}
+	out := make([]*config.Config, len(folders))
+	for i, dir := range folders {
+		c := *cfg
+		c.Storage, c.Name = dir, cfg.Name+" ["+strings.TrimPrefix(filepath.Base(dir), "shard-")+"]"
+		out[i] = &c
+	}
+	return out
 }
 
 // stateCheck prints what is wrong with a config's state file and reports
