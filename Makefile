@@ -27,8 +27,10 @@ test: lint tools
 	$(GO) test -race -count=1 ./...
 
 ## test-crash: 100 trials of kill -9 at random moments and at every publish
-## step, into a local folder (with and without [revisit]) and into S3
-## (versitygw); every item version must reach the exports exactly once
+## step, into a local folder (with and without [revisit]), into S3
+## (versitygw), and of logical runs of 4 shards into S3 (2 shards killed,
+## run again, then the commit); every item version must reach the exports
+## exactly once
 CRASH_TRIALS ?= 100
 test-crash: tools
 	$(GO) test -count=1 -run TestCrashLoop -v ./cmd/databrew-stage -crash-trials $(CRASH_TRIALS)
