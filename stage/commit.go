@@ -125,8 +125,8 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if d.Decision == decideAbort {
 		return abandoned(ctx, lake, r, d)
 	}
-	if reason := withhold(cfg, r, shards); reason != "" && d.Decision != decideCommit {
-		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: r.Export.Failed}
+	if reason, failed := withhold(cfg, r, shards); reason != "" && d.Decision != decideCommit {
+		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: failed}
 		return r, writeCommitVerdict(ctx, lake, r)
 	}
 	if d, err = decide(ctx, lake, runID, decideCommit, "commit", at); err != nil {
@@ -224,21 +224,22 @@ func readShards(ctx context.Context, lake shardLake, cfg config.Config, runID st
 }
 
 // withhold says why the logical run does not publish, or "": a failed
-// run, a shard whose export failed, a shard missing, or a partial run
-// under publish_when = "success".
-func withhold(cfg config.Config, r verdict.RunReport, shards []verdict.RunReport) string {
+// run (a shard failed or is missing), a shard whose export failed with an
+// error (failed: the commit fails downstream as a run whose export failed
+// does), or a partial run under publish_when = "success".
+func withhold(cfg config.Config, r verdict.RunReport, shards []verdict.RunReport) (reason string, failed bool) {
 	for _, s := range shards {
-		if s.Export.Failed {
-			return fmt.Sprintf("the export of shard %s failed, so nothing is committed: %s", s.Shard, s.Export.Reason)
+		if s.Export.Failed && s.Started {
+			return fmt.Sprintf("the export of shard %s failed, so nothing is committed: run it again, then commit (%s)", s.Shard, s.Export.Reason), true
 		}
 	}
 	switch {
 	case r.Outcome == verdict.OutcomeFailed:
-		return "the logical run failed, so nothing is committed; the shards' staged items wait: run the failed or missing shard again, then commit"
+		return "the logical run failed, so nothing is committed; the shards' staged items wait: run the failed or missing shard again, then commit", false
 	case r.Outcome == verdict.OutcomePartial && cfg.Export.PublishWhen == config.PublishWhenSuccess:
-		return `publish_when = "success" withholds a partial run: nothing is committed`
+		return `publish_when = "success" withholds a partial run: nothing is committed`, false
 	}
-	return ""
+	return "", false
 }
 
 // abandoned is the verdict of a commit that found the run given up.

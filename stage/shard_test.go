@@ -360,3 +360,36 @@ func TestShards_UnderARevisitPolicy(t *testing.T) {
 	}
 	expectEachItemOnce(t, f, cfg.Output)
 }
+
+// TestShards_AShardWhoseExportFailedHoldsTheCommit: a shard whose export
+// failed with an error (here cut after its parts were uploaded, as an
+// unwritable state would) is partial, not failed, by the outcome rules;
+// the commit still publishes nothing and fails downstream. Once the
+// shard ran again, the commit publishes every item once.
+func TestShards_AShardWhoseExportFailedHoldsTheCommit(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := f.config(nil, "")
+	runShard(t, cfg, "r1", 0, 2)
+	rep, err := Run(context.Background(), cfg, Options{Shard: &Shard{Index: 1, Count: 2, RunID: "r1"},
+		AfterPublishStep: func(s PublishStep) error {
+			if s == StepUploaded {
+				return errors.New("the disk went away")
+			}
+			return nil
+		}})
+	if err == nil || !rep.Export.Failed || rep.Export.Staged {
+		t.Fatalf("shard 1 with a failing export: %v, %+v", err, rep.Export)
+	}
+	c, err := commitRun(t, cfg, "r1", 2)
+	if err != nil || c.Export.Published || !c.Export.Failed || !c.FailsDownstream() {
+		t.Fatalf("commit beside a failed export: %v, %+v", err, c.Export)
+	}
+	if got := runDirs(t, cfg.Output); len(got) != 0 {
+		t.Fatalf("run folders visible: %v", got)
+	}
+	runShard(t, cfg, "r1", 1, 2)
+	if c, err := commitRun(t, cfg, "r1", 2); err != nil || c.Export.Rows != 30 {
+		t.Fatalf("commit after the shard ran again: %v, %+v", err, c.Export)
+	}
+	expectEachItemOnce(t, f, cfg.Output)
+}
