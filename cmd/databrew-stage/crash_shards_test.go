@@ -50,16 +50,7 @@ var (
 )
 
 // TestCrashLoopShardsS3 runs logical runs of 4 shards against the S3
-// test server (versitygw), as an orchestrator does: the 4 shards start
-// as parallel processes, 2 of them, chosen at random, are killed with
-// SIGKILL (at a random moment or at a step of their export), and only
-// those are run again; then the commit runs (killed at one of its steps
-// first, every other trial, and run again). After each trial every item
-// version must be published exactly once, and the current state of every
-// item must be there (see checkExports). All the while a reader lists the
-// output: it may see a run's part files only once its commit decided,
-// and once the run's _SUCCESS is there, exactly the files its manifest
-// lists.
+// test server (versitygw), as an orchestrator does: see crashLoopShards.
 func TestCrashLoopShardsS3(t *testing.T) {
 	bin, err := exec.LookPath("databrew-stage")
 	if err != nil {
@@ -72,6 +63,31 @@ func TestCrashLoopShardsS3(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lk.t.Close()
+	crashLoopShards(t, bin, lk)
+}
+
+// TestCrashLoopShardsFolder is the shards' crash loop into a local
+// folder, where the commit renames the shards' staged files into the run
+// folder in one step.
+func TestCrashLoopShardsFolder(t *testing.T) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashLoopShards(t, bin, &shardedFolder{folderLake{root: filepath.Join(t.TempDir(), "out", "books")}})
+}
+
+// crashLoopShards runs logical runs of 4 shards into lk, as an
+// orchestrator does: the 4 shards start as parallel processes, 2 of them,
+// chosen at random, are killed with SIGKILL (at a random moment or at a
+// step of their export), and only those are run again; then the commit
+// runs (killed at one of its steps first, every other trial, and run
+// again). After each trial every item version must be published exactly
+// once, and the current state of every item must be there (see
+// checkExports). All the while a reader lists the output: it may see a
+// run's part files only once its commit decided, and once the run's
+// _SUCCESS is there, exactly the files its manifest lists.
+func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 	r := &commitReader{lk: lk, manifests: map[string][]string{}}
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -104,7 +120,7 @@ pause = "0s"
 [export]
 tombstones = true
 row_group_rows = 16
-`, catalogsite.StartURL(web.URL), lk.url, catalogsite.ExtractConfig)
+`, catalogsite.StartURL(web.URL), lk.output(), catalogsite.ExtractConfig)
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +201,7 @@ row_group_rows = 16
 
 // runShardProcess runs shard i of runID after delay, killing it as how
 // says, and returns "passed", "failed" or how it was killed.
-func runShardProcess(t *testing.T, bin, cfgPath string, lk *shardedLake, i int, runID, how string, delay time.Duration) string {
+func runShardProcess(t *testing.T, bin, cfgPath string, lk shardOutput, i int, runID, how string, delay time.Duration) string {
 	time.Sleep(delay)
 	cmd := exec.Command(bin, "run", "--json", "--shard", fmt.Sprintf("%d/4", i), "--run-id", runID, cfgPath)
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
@@ -242,7 +258,7 @@ func runShardProcess(t *testing.T, bin, cfgPath string, lk *shardedLake, i int, 
 
 // runCommitProcess runs the commit of runID, killed at step when it is
 // not empty, and returns its exit code (-1 when killed) and stderr.
-func runCommitProcess(t *testing.T, bin, cfgPath string, lk *shardedLake, runID, step string) (int, string) {
+func runCommitProcess(t *testing.T, bin, cfgPath string, lk shardOutput, runID, step string) (int, string) {
 	cmd := exec.Command(bin, "commit", cfgPath, "--run-id", runID, "--shards", "4")
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
 	if step != "" {
@@ -345,12 +361,24 @@ func (l *shardedLake) debris(t *testing.T) string {
 	return strings.Join(problems, "; ")
 }
 
+// shardOutput is an export root the shards' crash loop publishes into.
+type shardOutput interface {
+	lake
+	// list gives the part files of each run folder (relative to it) and
+	// the run folders holding _SUCCESS.
+	list() (parts map[string][]string, success map[string]bool, err error)
+	// decision reads a logical run's _decision.json; "" when none.
+	decision(runID string) (string, error)
+	// manifestFiles lists the files a run folder's manifest names.
+	manifestFiles(dir string) ([]string, error)
+}
+
 // commitReader lists the output over and over, as a reader of the lake
 // would. A run's part files may become visible only after its commit
 // decided (its _decision.json says commit); once a listing shows the
 // run's _SUCCESS, it must show exactly the files its manifest lists.
 type commitReader struct {
-	lk        *shardedLake
+	lk        shardOutput
 	mu        sync.Mutex
 	manifests map[string][]string // run folder -> the files its manifest lists
 	listings  int
@@ -359,46 +387,32 @@ type commitReader struct {
 }
 
 func (r *commitReader) run(stop <-chan struct{}) {
-	ctx := context.Background()
 	for {
 		select {
 		case <-stop:
 			return
 		case <-time.After(2 * time.Millisecond):
 		}
-		keys, err := r.lk.t.ListKeys(ctx, r.lk.t.Key(""))
+		parts, success, err := r.lk.list()
 		if err != nil {
 			r.fail("list: %v", err)
 			return
-		}
-		parts, success := map[string][]string{}, map[string]bool{}
-		for _, k := range keys {
-			k = strings.TrimPrefix(k, r.lk.t.Prefix())
-			dir := runOf(k)
-			switch {
-			case dir == "":
-			case strings.HasSuffix(k, ".parquet"):
-				parts[dir] = append(parts[dir], strings.TrimPrefix(k, dir+"/"))
-			case path.Base(k) == sink.SuccessFile:
-				success[dir] = true
-			}
 		}
 		r.mu.Lock()
 		r.listings++
 		r.mu.Unlock()
 		for dir, names := range parts {
 			if !success[dir] {
-				runID := strings.TrimPrefix(path.Base(dir), "run=")
-				b, err := r.lk.t.Read(ctx, r.lk.t.Key(stage.ShardsFolder+"/run="+runID+"/_decision.json"))
-				if err != nil || !strings.Contains(string(b), `"commit"`) {
-					r.fail("parts %v of run %s visible before its commit decided (%v %s)", names, dir, err, b)
+				d, err := r.lk.decision(strings.TrimPrefix(path.Base(dir), "run="))
+				if err != nil || !strings.Contains(d, `"commit"`) {
+					r.fail("parts %v of run %s visible before its commit decided (%v %s)", names, dir, err, d)
 				}
 				r.mu.Lock()
 				r.early++
 				r.mu.Unlock()
 				continue
 			}
-			want := r.manifestFiles(ctx, dir)
+			want := r.manifestFiles(dir)
 			slices.Sort(names)
 			if !slices.Equal(names, want) {
 				r.fail("run %s listed with _SUCCESS and parts %v; its manifest lists %v", dir, names, want)
@@ -408,30 +422,129 @@ func (r *commitReader) run(stop <-chan struct{}) {
 }
 
 // manifestFiles reads the files a committed run's manifest lists, once.
-func (r *commitReader) manifestFiles(ctx context.Context, dir string) []string {
+func (r *commitReader) manifestFiles(dir string) []string {
 	r.mu.Lock()
 	files, ok := r.manifests[dir]
 	r.mu.Unlock()
 	if ok {
 		return files
 	}
-	b, err := r.lk.t.Read(ctx, r.lk.t.Key(dir+"/"+sink.ManifestFile))
-	var m sink.Manifest
-	if err == nil {
-		err = json.Unmarshal(b, &m)
-	}
+	files, err := r.lk.manifestFiles(dir)
 	if err != nil {
 		r.fail("run %s has _SUCCESS but its manifest cannot be read: %v", dir, err)
 		return nil
-	}
-	for _, f := range m.Files {
-		files = append(files, f.Name)
 	}
 	slices.Sort(files)
 	r.mu.Lock()
 	r.manifests[dir] = files
 	r.mu.Unlock()
 	return files
+}
+
+// list gives the S3 output's part files by run folder.
+func (l *shardedLake) list() (map[string][]string, map[string]bool, error) {
+	keys, err := l.t.ListKeys(context.Background(), l.t.Key(""))
+	if err != nil {
+		return nil, nil, err
+	}
+	parts, success := map[string][]string{}, map[string]bool{}
+	for _, k := range keys {
+		k = strings.TrimPrefix(k, l.t.Prefix())
+		dir := runOf(k)
+		switch {
+		case dir == "":
+		case strings.HasSuffix(k, ".parquet"):
+			parts[dir] = append(parts[dir], strings.TrimPrefix(k, dir+"/"))
+		case path.Base(k) == sink.SuccessFile:
+			success[dir] = true
+		}
+	}
+	return parts, success, nil
+}
+
+func (l *shardedLake) decision(runID string) (string, error) {
+	b, err := l.t.Read(context.Background(), l.t.Key(stage.ShardsFolder+"/run="+runID+"/_decision.json"))
+	return string(b), err
+}
+
+func (l *shardedLake) manifestFiles(dir string) ([]string, error) {
+	b, err := l.t.Read(context.Background(), l.t.Key(dir+"/"+sink.ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	return manifestNames(b)
+}
+
+// manifestNames lists the files a _manifest.json names.
+func manifestNames(b []byte) ([]string, error) {
+	var m sink.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range m.Files {
+		files = append(files, f.Name)
+	}
+	return files, nil
+}
+
+// shardedFolder is a local output holding logical runs of shards.
+type shardedFolder struct{ folderLake }
+
+func (f *shardedFolder) list() (map[string][]string, map[string]bool, error) {
+	parts, success := map[string][]string{}, map[string]bool{}
+	dirs, err := filepath.Glob(filepath.Join(f.root, "dt=*", "run=*"))
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range dirs {
+		rel, _ := filepath.Rel(f.root, d)
+		rel = filepath.ToSlash(rel)
+		files, _ := filepath.Glob(filepath.Join(d, "shard=*", "*.parquet"))
+		for _, p := range files {
+			name, _ := filepath.Rel(d, p)
+			parts[rel] = append(parts[rel], filepath.ToSlash(name))
+		}
+		success[rel] = sink.IsComplete(d)
+	}
+	return parts, success, nil
+}
+
+func (f *shardedFolder) decision(runID string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(f.root, stage.ShardsFolder, "run="+runID, "_decision.json"))
+	return string(b), err
+}
+
+func (f *shardedFolder) manifestFiles(dir string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(f.root, filepath.FromSlash(dir), sink.ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	return manifestNames(b)
+}
+
+// runs lists the run folders with their parts, in the shards' folders.
+func (f *shardedFolder) runs(t *testing.T) []publishedRun {
+	out := f.folderLake.runs(t)
+	for i := range out {
+		out[i].parts, _ = filepath.Glob(filepath.Join(out[i].dir, "shard=*", "*.parquet"))
+	}
+	return out
+}
+
+// debris names what a committed logical run left: staged files of a
+// shard, or a run folder without _SUCCESS.
+func (f *shardedFolder) debris(t *testing.T) string {
+	var problems []string
+	if left, _ := filepath.Glob(filepath.Join(f.root, stage.ShardsFolder, "run=*", "data")); len(left) > 0 {
+		problems = append(problems, fmt.Sprintf("staged files left: %v", left))
+	}
+	for _, run := range f.runs(t) {
+		if !run.complete {
+			problems = append(problems, "a run folder without _SUCCESS: "+run.dir)
+		}
+	}
+	return strings.Join(problems, "; ")
 }
 
 func (r *commitReader) fail(format string, args ...any) {
