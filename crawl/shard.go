@@ -35,17 +35,31 @@ func (s Shard) String() string { return fmt.Sprintf("%d-of-%d", s.Index, s.Count
 
 // Owns reports whether the shard fetches the item page at a normalised
 // URL, or stores the item with a key that a listing page yielded: the
-// 64-bit FNV-1a hash of the text, modulo Count, is Index. The hash is
-// fixed, so a page and an item stay with one shard from run to run for a
-// given Count (a new Count moves most of them: see the README on changing
-// the shard count).
+// 64-bit FNV-1a hash of the text, mixed by MurmurHash3's finalizer,
+// modulo Count, is Index. (FNV-1a alone, modulo a power of two, depends
+// only on the low bits of each byte: URLs that differ in letters such as
+// a, e, i would crowd into a few shards.) The hash is fixed, so a page
+// and an item stay with one shard from run to run for a given Count (a
+// new Count moves most of them: see the README on changing the shard
+// count).
 func (s Shard) Owns(text string) bool {
 	if !s.Sharded() {
 		return true
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(text))
-	return h.Sum64()%uint64(s.Count) == uint64(s.Index)
+	return fmix64(h.Sum64())%uint64(s.Count) == uint64(s.Index)
+}
+
+// fmix64 is MurmurHash3's 64-bit finalizer: every bit of its result
+// depends on every bit of h.
+func fmix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
 }
 
 // keepOwn drops from a completion what another shard owns: item links by

@@ -74,3 +74,34 @@ func TestShardOwnsEveryTextOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestShardsSplitLookAlikeURLsEvenly: URLs that differ only in letters
+// whose low bits agree (a, e, i, m, q, u, y) still spread over a power of
+// two of shards, each within a few points of its share.
+func TestShardsSplitLookAlikeURLsEvenly(t *testing.T) {
+	const letters = "aeimquy"
+	for _, n := range []int{2, 4, 8} {
+		counts := make([]int, n)
+		total := 0
+		for a := range len(letters) {
+			for b := range len(letters) {
+				for c := range len(letters) {
+					for d := range len(letters) {
+						url := "https://shop.example/p/" + string([]byte{letters[a], letters[b], letters[c], letters[d]})
+						for i := range n {
+							if (crawl.Shard{Index: i, Count: n}).Owns(url) {
+								counts[i]++
+							}
+						}
+						total++
+					}
+				}
+			}
+		}
+		for i, c := range counts {
+			if share := float64(c) / float64(total); share < 0.8/float64(n) || share > 1.2/float64(n) {
+				t.Errorf("%d shards: shard %d owns %d of %d look-alike URLs (%.1f%%), want about %.1f%%", n, i, c, total, 100*share, 100/float64(n))
+			}
+		}
+	}
+}

@@ -181,7 +181,11 @@ func (r RunReport) FailsDownstream() bool { return r.Failed() || r.Export.Failed
 // "books: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s".
 func (r RunReport) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s (%s)", r.Config, r.Outcome, r.Stop)
+	fmt.Fprintf(&b, "%s", r.Config)
+	if r.Shard != "" {
+		fmt.Fprintf(&b, " [shard %s of run %s]", r.Shard, r.RunID)
+	}
+	fmt.Fprintf(&b, ": %s (%s)", r.Outcome, r.Stop)
 	if !r.Started {
 		fmt.Fprintf(&b, " · %s", r.Detail)
 		return b.String()
@@ -202,6 +206,9 @@ func (r RunReport) Summary() string {
 		fmt.Fprintf(&b, " · %d trips", r.Breaker.Trips)
 	}
 	fmt.Fprintf(&b, " · %.1fs", r.FinishedAt.Sub(r.StartedAt).Seconds())
+	if r.Export.Staged {
+		fmt.Fprintf(&b, " · %d rows staged for the commit", r.Export.Rows)
+	}
 	if r.Detail != "" {
 		fmt.Fprintf(&b, " · %s", r.Detail)
 	}

@@ -21,6 +21,11 @@ func TestSummaryLine(t *testing.T) {
 	if got := r.Summary(); !strings.HasSuffix(got, " · Reached max requests limit (20)") {
 		t.Fatalf("summary must end with the detail: %q", got)
 	}
+	r.Detail, r.Shard, r.RunID, r.Export = "", "2-of-4", "nightly-1", Export{Staged: true, Rows: 15}
+	want = "books [shard 2-of-4 of run nightly-1]: success (queue_empty) · 1062 requests · 12 new · 3 changed · 2 coverage gaps · 4.1s · 15 rows staged for the commit"
+	if got := r.Summary(); got != want {
+		t.Fatalf("a shard's summary:\n got %q\nwant %q", got, want)
+	}
 }
 
 func TestUnstartedReports(t *testing.T) {
