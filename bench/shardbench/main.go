@@ -136,8 +136,11 @@ func bench(o opts) error {
 	}
 	one.processes, sharded.processes = 1, o.shards
 
+	// The ideal: a process spends the longer of the latency and its
+	// delay on each request, and every shard walks all listing pages.
 	listings := (o.items + o.perPage - 1) / o.perPage
-	ideal := float64(listings+o.items) / float64(listings+(o.items+o.shards-1)/o.shards)
+	ideal := float64(listings+o.items) * float64(max(o.latency, o.delay)) /
+		(float64(listings+(o.items+o.shards-1)/o.shards) * float64(max(o.latency, time.Duration(o.shards)*o.delay)))
 	capRate := float64(time.Second) / float64(o.delay)
 	fmt.Printf("%d items, %d per listing page, site latency %s, concurrency 1 per process, delay %s (cap %.0f req/s in total; each shard waits %d x delay)\n\n",
 		o.items, o.perPage, o.latency, o.delay, capRate, o.shards)
@@ -148,8 +151,8 @@ func bench(o opts) error {
 			float64(r.requests)/r.wall.Seconds(), r.peak, r.rows, one.wall.Seconds()/r.wall.Seconds())
 	}
 	_ = w.Flush()
-	fmt.Printf("\n%s\nideal speedup %.2fx: (listing pages + items) / (listing pages + items / shards), every shard walking the %d listing pages\n",
-		sharded.detail, ideal, listings)
+	fmt.Printf("\n%s\nideal speedup %.2fx: every shard walks the %d listing pages and spends the longer of the latency and %d x delay on each request\n",
+		sharded.detail, ideal, listings, o.shards)
 
 	var missed []string
 	check := func(ok bool, format string, args ...any) {
