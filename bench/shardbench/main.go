@@ -220,8 +220,8 @@ func writeConfig(dir, base string, delay time.Duration) (string, error) {
 }
 
 // runShards starts the shards of one logical run at once, waits for all,
-// checks each kept its state in its own folder and nothing was published
-// yet, and commits the run. It returns a note on the shards' times.
+// checks each kept its state in its own folder and nothing is visible in
+// the output yet, and commits the run. It returns a note on the shards' times.
 func runShards(o opts, cfg string) (string, error) {
 	errs := make([]error, o.shards)
 	took := make([]time.Duration, o.shards)
@@ -239,7 +239,7 @@ func runShards(o opts, cfg string) (string, error) {
 		return "", err
 	}
 	dir := filepath.Dir(cfg)
-	if found, _ := filepath.Glob(filepath.Join(dir, "out", "dt=*", "run="+runID, "_SUCCESS")); len(found) > 0 {
+	if found, _ := filepath.Glob(filepath.Join(dir, "out", "dt=*")); len(found) > 0 {
 		return "", fmt.Errorf("the shards published %s before the commit", found[0])
 	}
 	for i := range o.shards {
@@ -249,7 +249,7 @@ func runShards(o opts, cfg string) (string, error) {
 		}
 	}
 	t0 := time.Now()
-	if err := stage(o.bin, "commit", "--run-id", runID, "--shards", strconv.Itoa(o.shards), cfg); err != nil {
+	if err := stage(o.bin, "commit", "--json", "--run-id", runID, "--shards", strconv.Itoa(o.shards), cfg); err != nil {
 		return "", err
 	}
 	commit := time.Since(t0)
@@ -257,8 +257,8 @@ func runShards(o opts, cfg string) (string, error) {
 		slices.Max(took).Seconds(), commit.Seconds()), nil
 }
 
-// stage runs the stage binary with args; a run's verdict (--json) must be
-// a success.
+// stage runs the stage binary with args, the command (run or commit) and
+// --json first: the verdict it prints must be a success.
 func stage(bin string, args ...string) error {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
@@ -266,9 +266,6 @@ func stage(bin string, args ...string) error {
 	err := cmd.Run()
 	if err != nil {
 		return fmt.Errorf("databrew-stage %s: %w\n%s%s", strings.Join(args, " "), err, stderr.Bytes(), stdout.Bytes())
-	}
-	if args[0] != "run" {
-		return nil
 	}
 	var rep verdict.RunReport
 	if err := json.Unmarshal(bytes.TrimSpace(stdout.Bytes()), &rep); err != nil {
