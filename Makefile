@@ -82,6 +82,7 @@ bench:
 	$(GO) run ./bench/exportbench -format arrow
 	$(GO) test -run '^$$' -bench Sitemap50000URLs -benchtime 10x ./pages
 	$(GO) run ./bench/rerunbench -items $(BENCH_RERUN_ITEMS)
+	$(GO) run ./bench/shardbench -bin bin/databrew-stage
 
 clean:
 	rm -rf bin databrew-demo
