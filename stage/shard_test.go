@@ -258,22 +258,11 @@ func TestShards_ObjectStorageStagesUploadsTheCommitCompletes(t *testing.T) {
 // hold exactly the shop's products, each once — item pages split by URL
 // (sitemaps, variants), items a JSON listing holds split by key.
 func TestShops_InShards(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		kind shopsites.Kind
-		opts shopsites.Options
-	}{
-		{"json-ld", shopsites.JSONLD, shopsites.Options{}},
-		{"microdata and data attributes", shopsites.Microdata, shopsites.Options{}},
-		{"sitemaps only", shopsites.Sitemaps, shopsites.Options{}},
-		{"parameter pagination", shopsites.Params, shopsites.Options{}},
-		{"json api with every field", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIFull}},
-		{"json api with item urls", shopsites.JSONAPI, shopsites.Options{API: shopsites.APILinks}},
-		{"messy values", shopsites.Messy, shopsites.Options{}},
-		{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
-		{"variants", shopsites.Variants, shopsites.Options{}},
-	} {
+	for _, tt := range shopCases {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.opts.Token != "" {
+				t.Setenv(shopsites.TokenEnv, tt.opts.Token)
+			}
 			shop, err := shopsites.New(tt.kind, tt.opts)
 			if err != nil {
 				t.Fatal(err)

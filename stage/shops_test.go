@@ -137,29 +137,33 @@ func sameValue(got, want any) bool {
 	return fmt.Sprint(got) == fmt.Sprint(want) && fmt.Sprintf("%T", got) == fmt.Sprintf("%T", want)
 }
 
+// shopCases are the fixture shops, each built like a common real catalog
+// site (SPEC 6b), and the options that vary them.
+var shopCases = []struct {
+	name string
+	kind shopsites.Kind
+	opts shopsites.Options
+}{
+	{"json-ld", shopsites.JSONLD, shopsites.Options{}},
+	{"microdata and data attributes", shopsites.Microdata, shopsites.Options{}},
+	{"sitemaps only", shopsites.Sitemaps, shopsites.Options{}},
+	{"parameter pagination ending on an empty page", shopsites.Params, shopsites.Options{}},
+	{"parameter pagination ending on a 404", shopsites.Params, shopsites.Options{EndWith404: true}},
+	{"json api with every field", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIFull}},
+	{"json api with item urls", shopsites.JSONAPI, shopsites.Options{API: shopsites.APILinks}},
+	{"next page in a data attribute", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIGrid}},
+	{"messy values", shopsites.Messy, shopsites.Options{}},
+	{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
+	{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
+	{"variants", shopsites.Variants, shopsites.Options{}},
+}
+
 // TestShops crawls each fixture shop, built like a common real catalog
 // site, with the config a user would write for it (SPEC 6b), and reads
 // the export back: it must hold exactly the shop's products, column by
 // column.
 func TestShops(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		kind shopsites.Kind
-		opts shopsites.Options
-	}{
-		{"json-ld", shopsites.JSONLD, shopsites.Options{}},
-		{"microdata and data attributes", shopsites.Microdata, shopsites.Options{}},
-		{"sitemaps only", shopsites.Sitemaps, shopsites.Options{}},
-		{"parameter pagination ending on an empty page", shopsites.Params, shopsites.Options{}},
-		{"parameter pagination ending on a 404", shopsites.Params, shopsites.Options{EndWith404: true}},
-		{"json api with every field", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIFull}},
-		{"json api with item urls", shopsites.JSONAPI, shopsites.Options{API: shopsites.APILinks}},
-		{"next page in a data attribute", shopsites.JSONAPI, shopsites.Options{API: shopsites.APIGrid}},
-		{"messy values", shopsites.Messy, shopsites.Options{}},
-		{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
-		{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
-		{"variants", shopsites.Variants, shopsites.Options{}},
-	} {
+	for _, tt := range shopCases {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.opts.Token != "" {
 				t.Setenv(shopsites.TokenEnv, tt.opts.Token)

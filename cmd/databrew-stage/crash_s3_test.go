@@ -78,20 +78,32 @@ func (l *s3Lake) keys(t testing.TB) []string {
 // runs lists the run prefixes holding objects, downloading the part
 // files of each through S3 into local files.
 func (l *s3Lake) runs(t *testing.T) []publishedRun {
+	return l.runsIn(t, func(key string) string {
+		if !strings.HasPrefix(key, "dt=") {
+			return ""
+		}
+		return path.Dir(key)
+	})
+}
+
+// runsIn lists the run prefixes holding objects, as runOf tells a key's
+// run prefix ("" for a key in none), downloading the part files of each
+// through S3 into local files.
+func (l *s3Lake) runsIn(t *testing.T, runOf func(key string) string) []publishedRun {
 	byDir := map[string]*publishedRun{}
 	var dirs []string
 	for _, k := range l.keys(t) {
-		if !strings.HasPrefix(k, "dt=") {
+		dir := runOf(k)
+		if dir == "" {
 			continue
 		}
-		dir := path.Dir(k)
 		run := byDir[dir]
 		if run == nil {
 			run = &publishedRun{dir: dir}
 			byDir[dir] = run
 			dirs = append(dirs, dir)
 		}
-		switch name := path.Base(k); {
+		switch name := strings.TrimPrefix(k, dir+"/"); {
 		case name == sink.SuccessFile:
 			run.complete = true
 		case name == sink.ManifestFile:
@@ -130,16 +142,23 @@ func (l *s3Lake) read(t testing.TB, rel string) []byte {
 
 // debris names the multipart uploads left under the output and the run
 // prefixes holding objects without _SUCCESS.
-func (l *s3Lake) debris(t *testing.T) string {
+func (l *s3Lake) debris(t *testing.T) string { return l.debrisIn(t, l.runs(t), nil) }
+
+// debrisIn names the multipart uploads left under the output, but those
+// ignore accepts, and the runs holding objects without _SUCCESS.
+func (l *s3Lake) debrisIn(t *testing.T, runs []publishedRun, ignore func(key string) bool) string {
 	ups, err := l.t.ListUploads(context.Background(), l.t.Key(""))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var problems []string
+	if ignore != nil {
+		ups = slices.DeleteFunc(ups, ignore)
+	}
 	if len(ups) > 0 {
 		problems = append(problems, fmt.Sprintf("multipart uploads left: %v", ups))
 	}
-	for _, run := range l.runs(t) {
+	for _, run := range runs {
 		if !run.complete {
 			problems = append(problems, "a run prefix without _SUCCESS holds objects: "+run.dir)
 		}

@@ -32,15 +32,7 @@ func pauseAtCommitStep(step string) func(*stage.CommitOptions) {
 	if step == "" {
 		return nil
 	}
-	return func(o *stage.CommitOptions) {
-		o.AfterCommitStep = func(s stage.PublishStep) error {
-			if string(s) == step {
-				fmt.Fprintln(os.Stderr, pausedMarker+string(s))
-				time.Sleep(time.Hour)
-			}
-			return nil
-		}
-	}
+	return func(o *stage.CommitOptions) { o.AfterCommitStep = pauseAt(step) }
 }
 
 // The steps a shard and a commit pass, where the loop kills them.
@@ -103,27 +95,7 @@ func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
 	web := httptest.NewServer(site)
 	defer web.Close()
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "books.toml")
-	cfg := fmt.Sprintf(`name = "books"
-start_urls = [%q]
-output = %q
-[policy]
-concurrency = 2
-retries = 1
-backoff = "1ms"
-max_backoff = "5ms"
-retry_pass_delay = "10ms"
-timeout = "2s"
-pause = "0s"
-%s
-[export]
-tombstones = true
-row_group_rows = 16
-`, catalogsite.StartURL(web.URL), lk.output(), catalogsite.ExtractConfig)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := writeCrashConfig(t, t.TempDir(), catalogsite.StartURL(web.URL), lk.output(), "")
 	hist := &siteHistory{versions: map[string]map[string]bool{}}
 	hist.note(site)
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -297,68 +269,15 @@ func runOf(key string) string {
 	return parts[0] + "/" + parts[1]
 }
 
-func (l *shardedLake) runs(t *testing.T) []publishedRun {
-	byDir := map[string]*publishedRun{}
-	var dirs []string
-	for _, k := range l.keys(t) {
-		dir := runOf(k)
-		if dir == "" {
-			continue
-		}
-		run := byDir[dir]
-		if run == nil {
-			run = &publishedRun{dir: dir}
-			byDir[dir] = run
-			dirs = append(dirs, dir)
-		}
-		switch name := strings.TrimPrefix(k, dir+"/"); {
-		case name == sink.SuccessFile:
-			run.complete = true
-		case name == sink.ManifestFile:
-			if err := json.Unmarshal(l.read(t, k), &run.manifest); err != nil {
-				t.Fatalf("%s: %v", k, err)
-			}
-		case strings.HasSuffix(name, ".parquet"):
-			local := filepath.Join(l.tmp, filepath.FromSlash(k))
-			if _, err := os.Stat(local); err != nil {
-				if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(local, l.read(t, k), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			run.parts = append(run.parts, local)
-		}
-	}
-	out := make([]publishedRun, len(dirs))
-	for i, d := range dirs {
-		out[i] = *byDir[d]
-	}
-	return out
-}
+func (l *shardedLake) runs(t *testing.T) []publishedRun { return l.runsIn(t, runOf) }
 
 // debris names the uploads left open and the run folders without
 // _SUCCESS after a trial's commit.
 func (l *shardedLake) debris(t *testing.T) string {
-	ups, err := l.t.ListUploads(context.Background(), l.t.Key(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var problems []string
 	// A preflight probe's upload that a kill left is aborted only once it
 	// is older than a preflight lasts (minutes): shards run side by side
 	// must not abort one another's probes. It is no data.
-	ups = slices.DeleteFunc(ups, func(k string) bool { return strings.Contains(k, "/.databrew-probe-") })
-	if len(ups) > 0 {
-		problems = append(problems, fmt.Sprintf("multipart uploads left: %v", ups))
-	}
-	for _, run := range l.runs(t) {
-		if !run.complete {
-			problems = append(problems, "a run folder without _SUCCESS holds objects: "+run.dir)
-		}
-	}
-	return strings.Join(problems, "; ")
+	return l.debrisIn(t, l.runs(t), func(k string) bool { return strings.Contains(k, "/.databrew-probe-") })
 }
 
 // shardOutput is an export root the shards' crash loop publishes into.

@@ -42,14 +42,18 @@ func pauseAtPublishStep(step string) func(*stage.Options) {
 	if step == "" {
 		return nil
 	}
-	return func(o *stage.Options) {
-		o.AfterPublishStep = func(s stage.PublishStep) error {
-			if string(s) == step {
-				fmt.Fprintln(os.Stderr, pausedMarker+string(s))
-				time.Sleep(time.Hour)
-			}
-			return nil
+	return func(o *stage.Options) { o.AfterPublishStep = pauseAt(step) }
+}
+
+// pauseAt is a step hook that announces itself on stderr at step and
+// waits to be killed.
+func pauseAt(step string) func(stage.PublishStep) error {
+	return func(s stage.PublishStep) error {
+		if string(s) == step {
+			fmt.Fprintln(os.Stderr, pausedMarker+string(s))
+			time.Sleep(time.Hour)
 		}
+		return nil
 	}
 }
 
@@ -120,27 +124,7 @@ func crashLoop(t *testing.T, bin, dir string, lk lake, extra string) (skipped in
 	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
 	srv := httptest.NewServer(site)
 	defer srv.Close()
-	cfgPath := filepath.Join(dir, "books.toml")
-	cfg := fmt.Sprintf(`name = "books"
-start_urls = [%q]
-output = %q
-[policy]
-concurrency = 4
-retries = 1
-backoff = "1ms"
-max_backoff = "5ms"
-retry_pass_delay = "10ms"
-timeout = "2s"
-pause = "0s"
-%s
-[export]
-tombstones = true
-max_file_rows = 50
-row_group_rows = 16
-%s`, catalogsite.StartURL(srv.URL), lk.output(), catalogsite.ExtractConfig, extra)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := writeCrashConfig(t, dir, catalogsite.StartURL(srv.URL), lk.output(), extra)
 	hist := &siteHistory{versions: map[string]map[string]bool{}}
 	hist.note(site)
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -185,6 +169,34 @@ row_group_rows = 16
 	}
 	t.Logf("%d trials, %d runs: %v; %d items skipped", *crashTrials, runs, kills, skipped)
 	return skipped
+}
+
+// writeCrashConfig writes the crash loops' config into dir, with extra
+// TOML appended, and returns its path.
+func writeCrashConfig(t *testing.T, dir, startURL, output, extra string) string {
+	t.Helper()
+	cfgPath := filepath.Join(dir, "books.toml")
+	cfg := fmt.Sprintf(`name = "books"
+start_urls = [%q]
+output = %q
+[policy]
+concurrency = 4
+retries = 1
+backoff = "1ms"
+max_backoff = "5ms"
+retry_pass_delay = "10ms"
+timeout = "2s"
+pause = "0s"
+%s
+[export]
+tombstones = true
+max_file_rows = 50
+row_group_rows = 16
+%s`, startURL, output, catalogsite.ExtractConfig, extra)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath
 }
 
 // mutate reprices a dozen items, removes three and adds or restores some.
