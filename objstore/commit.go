@@ -349,3 +349,36 @@ func (t *Target) readS3(ctx context.Context, key string) ([]byte, error) {
 	defer out.Body.Close()
 	return io.ReadAll(out.Body)
 }
+
+// CheckPart reports whether the part at key can still be completed, or
+// was: on S3, the multipart upload uploadID of key holds size bytes, or
+// the object holds them. It fails with an error wrapping fs.ErrNotExist
+// when neither is there (the upload was aborted, by a lifecycle rule
+// say), and names the sizes when they differ. It changes nothing.
+func (t *Target) CheckPart(ctx context.Context, key, uploadID string, size int64) error {
+	if err := t.checkKey(key); err != nil {
+		return err
+	}
+	if t.s3 != nil && uploadID != "" {
+		ps, err := t.listParts(ctx, key, uploadID)
+		switch {
+		case err == nil:
+			var n int64
+			for _, p := range ps {
+				n += aws.ToInt64(p.Size)
+			}
+			if n != size || len(ps) == 0 {
+				return fmt.Errorf("output %s: part %q: its upload holds %d bytes, not %d", t.url, key, n, size)
+			}
+			return nil
+		case !isNoSuchUpload(err):
+			return fmt.Errorf("output %s: part %q: list parts: %w", t.url, key, err)
+		}
+	}
+	return t.checkCompleted(ctx, key, size, false)
+}
+
+// ID names the output by what it is, whatever the spelling of its URL:
+// scheme://bucket/prefix, without the URL's query and with one "/" at the
+// end of a prefix.
+func (t *Target) ID() string { return t.scheme + "://" + t.name + "/" + t.prefix }

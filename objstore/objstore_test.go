@@ -571,3 +571,42 @@ func TestAbortStaleProbes(t *testing.T) {
 		t.Fatalf("uploads left %v, want the part's only", got)
 	}
 }
+
+// TestCheckPartAndID: CheckPart finds an open upload of the right size,
+// a completed part, and reports an aborted one as gone; ID ignores the
+// URL's spelling.
+func TestCheckPartAndID(t *testing.T) {
+	tg, srv := open(t, "exports")
+	ctx := context.Background()
+	key := tg.Key("dt=2024-01-01/run=r/shard=0-of-2/a-part-00000.parquet")
+	p := writePart(t, tg, key, []byte("twelve bytes"))
+	if err := tg.CheckPart(ctx, key, p.UploadID(), 12); err != nil {
+		t.Fatalf("an open upload: %v", err)
+	}
+	if err := tg.CheckPart(ctx, key, p.UploadID(), 13); err == nil {
+		t.Fatal("an upload of another size: no error")
+	}
+	if err := tg.CompletePart(ctx, key, p.UploadID(), 12); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.CheckPart(ctx, key, p.UploadID(), 12); err != nil {
+		t.Fatalf("a completed part: %v", err)
+	}
+	gone := tg.Key("dt=2024-01-01/run=r/shard=1-of-2/a-part-00000.parquet")
+	q := writePart(t, tg, gone, []byte("x"))
+	if err := q.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tg.CheckPart(ctx, gone, q.UploadID(), 1); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("an aborted upload: %v, want fs.ErrNotExist", err)
+	}
+	// The same output spelt with a trailing slash and its query reordered.
+	raw := srv.URL("exports")
+	base, query, _ := strings.Cut(raw, "?")
+	params := strings.Split(query, "&")
+	slices.Reverse(params)
+	other := openURL(t, base+"/?"+strings.Join(params, "&"))
+	if tg.ID() != "s3://lake/exports/" || other.ID() != tg.ID() || other.URL() == tg.URL() {
+		t.Errorf("ID = %q and %q for %q and %q", tg.ID(), other.ID(), tg.URL(), other.URL())
+	}
+}

@@ -27,8 +27,8 @@ type CommitOptions struct {
 }
 
 // StepDecided: the commit's decision is written; the parts are completed
-// next. From here the logical run is committed, and a commit run again
-// finishes it.
+// next. From here the logical run is committed, and a commit run again,
+// or any shard's next run, finishes it.
 const StepDecided PublishStep = "decided"
 
 // runManifest is a committed logical run's _manifest.json: the run
@@ -41,19 +41,21 @@ type runManifest struct {
 
 // Commit is the job commit of a logical run of count shards of cfg, the
 // fan-in task after the shards: it reads every shard's manifest and
-// combines their verdicts (see verdict.Combine). When every shard passed
-// and the run publishes, it decides commit (create-only: a shard that
-// gave the run up first wins, and the commit fails with ErrAbandoned),
-// completes every staged part (on S3, the multipart uploads; in a local
-// folder, one rename of the staging folder into dt=D/run=ID), and writes
-// the run folder's _verdict.json, _manifest.json and then _SUCCESS, each
-// create-only. When a shard failed or is missing, nothing is completed:
-// the combined verdict, failed, says why in the export root's
-// _verdict.json; rerunning that shard and then Commit completes the run.
-// A run committed already is not committed again: the error wraps
-// ErrCommitted and the report is the run's. The returned report is the
-// logical run's verdict; the error is non-nil when the commit could not
-// be made or recorded.
+// combines their verdicts (see verdict.Combine). When every shard passed,
+// their staged parts are all still there, and the run publishes, it
+// decides commit, create-only, freezing the manifests it decided on (a
+// shard that gave the run up first wins, and the commit fails with
+// ErrAbandoned); then it completes those parts (on S3, the multipart
+// uploads; in a local folder, renames into dt=D/run=ID), drops every
+// other attempt's, and writes the run folder's _verdict.json,
+// _manifest.json and then _SUCCESS, each create-only. When a shard
+// failed or is missing, nothing is decided or completed: the combined
+// verdict, failed, says why in the export root's _verdict.json; rerunning
+// that shard and then Commit completes the run. A run decided commit
+// before is finished as decided; one committed already is not committed
+// again: the error wraps ErrCommitted and the report is the run's. The
+// returned report is the logical run's verdict; the error is non-nil when
+// the commit could not be made or recorded.
 func Commit(ctx context.Context, cfg config.Config, runID string, count int, opts CommitOptions) (verdict.RunReport, error) {
 	now := time.Now
 	if opts.Clock != nil {
@@ -62,12 +64,6 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	log := opts.Logger
 	if log == nil {
 		log = discard
-	}
-	step := func(s PublishStep) error {
-		if opts.AfterCommitStep == nil {
-			return nil
-		}
-		return opts.AfterCommitStep(s)
 	}
 	at := now().UTC()
 	if err := (Shard{Count: count, RunID: runID}).Valid(); err != nil {
@@ -79,12 +75,9 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
 	defer target.close()
-	var lake shardLake
-	switch b := target.(type) {
-	case *objectTarget:
-		lake = objectLake{b}
-	case *folderTarget:
-		lake = folderLake{root: b.layout.Output}
+	lake, err := lakeOf(target)
+	if err != nil {
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
 	if n, err := lake.sweep(ctx, at); err != nil {
 		log.Warn("could not abort the uploads of stale preflight probes", "err", err)
@@ -101,48 +94,106 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		err := fmt.Errorf("%w: run %s was started with %d shards (%s); commit was given --shards %d",
 			ErrShardCount, runID, claim.Shards, lake.where(controlPath(runID, claimFile)), count)
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	case claim.Config != cfg.Name:
+		err := fmt.Errorf("run %s in this output was claimed by config %q, not %q (%s)", runID, claim.Config, cfg.Name, lake.where(controlPath(runID, claimFile)))
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
-	runPath := claim.runPath()
 	if claim.PartitionDate != "" {
-		if done, err := lake.hasRunFile(ctx, runPath, sink.SuccessFile); err != nil {
+		if done, err := lake.hasRunFile(ctx, claim.runPath(), sink.SuccessFile); err != nil {
 			return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 		} else if done {
-			return committed(ctx, lake, cfg, runID, runPath, at)
+			return committed(ctx, lake, cfg, runID, claim.runPath(), at)
 		}
+	}
+	d, err := readDecision(ctx, lake, runID)
+	if err != nil {
+		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
+	}
+	switch d.Decision {
+	case decideAbort:
+		return abandoned(ctx, lake, cfg, runID, at, d)
+	case decideCommit:
+		log.Warn("finishing a commit decided before", "run_id", runID, "decided_at", d.At)
+		return finishAndRecord(ctx, lake, claim, d, opts, log)
 	}
 	shards, manifests, err := readShards(ctx, lake, cfg, runID, count, at)
 	if err != nil {
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
+	for i, m := range manifests {
+		if !m.Staged {
+			continue
+		}
+		if err := lake.checkStaged(ctx, runID, claim.runPath(), m); err != nil {
+			// A shard's parts are gone (an upload a lifecycle rule aborted,
+			// say): the shard must run again.
+			shards[i].Outcome, shards[i].Rule, shards[i].Stop = verdict.OutcomeFailed, 4, verdict.StopError
+			shards[i].Detail = fmt.Sprintf("shard %s: what it staged is gone (%v): run it again, then commit", m.Shard, err)
+		}
+	}
 	r := verdict.Combine(cfg.Name, runID, shards)
 	if r.FinishedAt.Before(at) {
 		r.FinishedAt = at
 	}
-	d, err := readDecision(ctx, lake, runID)
+	if reason, failed := withhold(cfg, r, shards); reason != "" {
+		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: failed}
+		return r, writeCommitVerdict(ctx, lake, r, true)
+	}
+	vb, err := json.Marshal(r)
+	if err != nil {
+		return r, err
+	}
+	d, err = decide(ctx, lake, runID, decision{Decision: decideCommit, By: "commit", At: at, Shards: manifests, Verdict: vb})
 	if err != nil {
 		return r, err
 	}
 	if d.Decision == decideAbort {
-		return abandoned(ctx, lake, r, d)
+		return abandoned(ctx, lake, cfg, runID, at, d)
 	}
-	if reason, failed := withhold(cfg, r, shards); reason != "" && d.Decision != decideCommit {
-		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: failed}
-		return r, writeCommitVerdict(ctx, lake, r)
+	if opts.AfterCommitStep != nil {
+		if err := opts.AfterCommitStep(StepDecided); err != nil {
+			return r, err
+		}
 	}
-	if d, err = decide(ctx, lake, runID, decideCommit, "commit", at); err != nil {
-		return r, err
-	}
-	if d.Decision == decideAbort {
-		return abandoned(ctx, lake, r, d)
-	}
-	if err := step(StepDecided); err != nil {
-		return r, err
-	}
-	// From here the run is committed: a signal or the deadline no longer
-	// stops it, and a commit run again finishes it.
+	return finishAndRecord(ctx, lake, claim, d, opts, log)
+}
+
+// finishAndRecord finishes a decided commit and writes its verdict as the
+// export root's. From the decision on a signal or the deadline no longer
+// stops the commit: a commit run again would only finish it.
+func finishAndRecord(ctx context.Context, lake shardLake, claim runClaim, d decision, opts CommitOptions, log *slog.Logger) (verdict.RunReport, error) {
 	ctx = context.WithoutCancel(ctx)
-	m := runManifest{Manifest: sink.Manifest{SchemaVersion: 1, Config: cfg.Name, RunID: runID, CreatedAt: at, Files: []sink.FileInfo{}}}
-	for _, sm := range manifests {
+	r, err := finishCommitSteps(ctx, lake, claim, d, opts.AfterCommitStep)
+	if err != nil {
+		return r, fmt.Errorf("commit run %s: the run is decided commit, and a commit run again finishes it: %w", claim.RunID, err)
+	}
+	b, err := encodeReport(r)
+	if err != nil {
+		return r, err
+	}
+	log.Info("committed", "run_id", claim.RunID, "rows", r.Export.Rows, "path", r.Export.Path)
+	return r, lake.putVerdict(ctx, b)
+}
+
+// finishCommit finishes a decided commit: see finishCommitSteps.
+func finishCommit(ctx context.Context, lake shardLake, claim runClaim, d decision) (verdict.RunReport, error) {
+	return finishCommitSteps(ctx, lake, claim, d, nil)
+}
+
+// finishCommitSteps makes a decided commit's parts visible, drops every
+// other attempt's, and writes the run folder's _verdict.json,
+// _manifest.json and _SUCCESS, all from the decision alone, so any
+// process that finds the decision — the commit, run again, or a shard's
+// next run — finishes it the same way. A run whose decided shards staged
+// nothing gets no run folder. It returns the run's verdict.
+func finishCommitSteps(ctx context.Context, lake shardLake, claim runClaim, d decision, step func(PublishStep) error) (verdict.RunReport, error) {
+	var r verdict.RunReport
+	if err := json.Unmarshal(d.Verdict, &r); err != nil {
+		return r, fmt.Errorf("run %s: the decision's verdict: %w", claim.RunID, err)
+	}
+	runPath := claim.runPath()
+	m := runManifest{Manifest: sink.Manifest{SchemaVersion: 1, Config: r.Config, RunID: claim.RunID, CreatedAt: d.At, Files: []sink.FileInfo{}}}
+	for _, sm := range d.Shards {
 		m.Shards = append(m.Shards, sm.Shard)
 		if !sm.Staged {
 			continue
@@ -153,19 +204,24 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		m.Changes.Changed += sm.Changes.Changed
 		m.Changes.Removed += sm.Changes.Removed
 		for _, f := range sm.Files {
-			f.Name = "shard=" + sm.Shard + "/" + f.Name
+			f.Name = shardFolder(sm.Shard) + "/" + f.Name
 			m.Files = append(m.Files, f)
 		}
 	}
 	if len(m.Files) == 0 {
 		r.Export = verdict.Export{Files: []string{}, Reason: reasonNothing}
-		return r, writeCommitVerdict(ctx, lake, r)
+		return r, lake.discardOthers(ctx, claim.RunID, runPath, d.Shards)
 	}
-	if err := lake.completeRun(ctx, runID, runPath, manifests); err != nil {
-		return r, fmt.Errorf("commit run %s: %w", runID, err)
-	}
-	if err := step(StepVisible); err != nil {
+	if err := lake.completeRun(ctx, claim.RunID, runPath, d.Shards); err != nil {
 		return r, err
+	}
+	if err := lake.discardOthers(ctx, claim.RunID, runPath, d.Shards); err != nil {
+		return r, err
+	}
+	if step != nil {
+		if err := step(StepVisible); err != nil {
+			return r, err
+		}
 	}
 	r.Export = verdict.Export{Published: true, Path: lake.where(runPath), Files: fileNames(m.Files), Rows: int(m.Rows)}
 	vb, err := encodeReport(r)
@@ -181,18 +237,19 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		data []byte
 	}{{sink.VerdictFile, vb}, {sink.ManifestFile, append(mb, '\n')}, {sink.SuccessFile, nil}} {
 		if err := lake.putRunFile(ctx, runPath, f.name, f.data); err != nil {
-			return r, fmt.Errorf("commit run %s: %w", runID, err)
+			return r, err
 		}
 	}
-	if err := step(StepCompleted); err != nil {
-		return r, err
+	if step != nil {
+		if err := step(StepCompleted); err != nil {
+			return r, err
+		}
 	}
-	log.Info("committed", "run_id", runID, "shards", count, "rows", m.Rows, "path", r.Export.Path)
-	return r, lake.putVerdict(ctx, vb)
+	return r, nil
 }
 
 // readShards reads every shard's manifest and verdict, by index; a shard
-// without one gets verdict.MissingShard.
+// without one gets verdict.MissingShard (and no manifest in the list).
 func readShards(ctx context.Context, lake shardLake, cfg config.Config, runID string, count int, at time.Time) ([]verdict.RunReport, []shardManifest, error) {
 	shards := make([]verdict.RunReport, count)
 	var manifests []shardManifest
@@ -242,25 +299,32 @@ func withhold(cfg config.Config, r verdict.RunReport, shards []verdict.RunReport
 	return "", false
 }
 
-// abandoned is the verdict of a commit that found the run given up.
-func abandoned(ctx context.Context, lake shardLake, r verdict.RunReport, d decision) (verdict.RunReport, error) {
+// abandoned is the verdict of a commit that found the run given up. The
+// export root's _verdict.json is left alone: it may describe the later
+// run that took the items.
+func abandoned(ctx context.Context, lake shardLake, cfg config.Config, runID string, at time.Time, d decision) (verdict.RunReport, error) {
 	err := fmt.Errorf("%w: run %s was given up at %s by %s, which took the items it had staged into a later run",
-		ErrAbandoned, r.RunID, d.At.Format(time.RFC3339), d.By)
-	r.Stop, r.Detail, r.Outcome = verdict.StopError, err.Error(), verdict.OutcomeFailed
+		ErrAbandoned, runID, d.At.Format(time.RFC3339), d.By)
+	r := verdict.OutputUnusable(cfg.Name, at, err.Error())
+	r.RunID, r.Started, r.Rule = runID, true, 4
 	r.Export = verdict.Export{Files: []string{}, Failed: true, Reason: err.Error()}
-	return r, errors.Join(err, writeCommitVerdict(ctx, lake, r))
+	return r, errors.Join(err, writeCommitVerdict(ctx, lake, r, false))
 }
 
 // writeCommitVerdict writes the verdict of a commit that published
-// nothing: the export root's _verdict.json, and the run's control
-// folder's.
-func writeCommitVerdict(ctx context.Context, lake shardLake, r verdict.RunReport) error {
+// nothing into the run's control folder, and, when root is set, as the
+// export root's _verdict.json.
+func writeCommitVerdict(ctx context.Context, lake shardLake, r verdict.RunReport, root bool) error {
 	b, err := encodeReport(r)
 	if err != nil {
 		return err
 	}
 	ctx = context.WithoutCancel(ctx)
-	return errors.Join(lake.putControl(ctx, r.RunID, sink.VerdictFile, b), lake.putVerdict(ctx, b))
+	err = lake.putControl(ctx, r.RunID, sink.VerdictFile, b)
+	if root {
+		err = errors.Join(err, lake.putVerdict(ctx, b))
+	}
+	return err
 }
 
 // committed is the answer of a commit of a run that has its _SUCCESS:

@@ -108,20 +108,22 @@ func (l *lake) download(t testing.TB) string {
 }
 
 // runPrefixes lists the run prefixes (dt=.../run=...) holding any object,
-// and which of them hold _SUCCESS.
+// at any depth (a run of shards holds its parts in shard folders), and
+// which of them hold _SUCCESS.
 func (l *lake) runPrefixes(t testing.TB) (all, committed []string) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, k := range l.keys(t) {
-		if !strings.HasPrefix(k, "dt=") {
+		parts := strings.SplitN(k, "/", 3)
+		if len(parts) < 3 || !strings.HasPrefix(parts[0], "dt=") {
 			continue
 		}
-		dir := path.Dir(k)
+		dir := parts[0] + "/" + parts[1]
 		if !seen[dir] {
 			seen[dir] = true
 			all = append(all, dir)
 		}
-		if path.Base(k) == sink.SuccessFile {
+		if k == dir+"/"+sink.SuccessFile {
 			committed = append(committed, dir)
 		}
 	}

@@ -2,6 +2,8 @@ package stage
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,22 +16,24 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// shardTarget is the export of one shard of a logical run — the task
-// commit of Hadoop's S3A committers: the shard writes its part files
-// where they stay invisible (S3 multipart uploads left open under
-// dt=D/run=ID/shard=I-of-N/; a local folder's files in the run's staging
-// folder), records them in its state, and leaves a shard manifest with
-// its verdict for Commit, the job commit. Its versions stay in flight in
-// the state until a later run of the shard learns the logical run's
-// fate: committed (they are published) or abandoned (they are pending
-// again and go into that run).
+// shardTarget is the export of one attempt of one shard of a logical run
+// — the task commit of Hadoop's S3A committers: the attempt writes its
+// part files where they stay invisible (S3 multipart uploads left open
+// under dt=D/run=ID/shard=I-of-N/, named for the attempt; a local
+// folder's files in the run's staging folder), records them in its state
+// as a publication of its own, and leaves a shard manifest with its
+// verdict for Commit, the job commit, which decides on one attempt per
+// shard. An attempt's parts are never undone while a commit may still
+// choose them: a retried shard stages anew beside them, and the run's
+// decision settles both — the state publishes the versions the decided
+// attempt held, and the others' parts go.
 type shardTarget struct {
-	base  exportTarget
-	lake  shardLake
-	id    string // the output as publications record it
-	shard Shard
-	claim runClaim
-	clock func() time.Time
+	base    exportTarget
+	lake    shardLake
+	shard   Shard
+	attempt string
+	claim   runClaim
+	clock   func() time.Time
 	// staged is what publish staged, for the shard manifest.
 	staged *shardManifest
 }
@@ -38,18 +42,13 @@ type shardTarget struct {
 // made) and checks it is not decided already: ErrCommitted when it was
 // committed, ErrAbandoned when a shard gave it up.
 func openShard(ctx context.Context, cfg config.Config, opts Options, base exportTarget, startedAt time.Time) (*shardTarget, error) {
-	t := &shardTarget{base: base, shard: *opts.Shard, clock: clockOf(opts).Now}
-	switch b := base.(type) {
-	case *objectTarget:
-		if !b.t.HidesParts() {
-			return nil, fmt.Errorf("output %s: shards need an output that keeps uploaded parts invisible until the commit (s3://) or a local folder", cfg.Output)
-		}
-		t.lake, t.id = objectLake{b}, b.t.URL()
-	case *folderTarget:
-		t.lake = folderLake{root: b.layout.Output}
-	default:
-		return nil, fmt.Errorf("output %s: shards are not supported there", cfg.Output)
+	lake, err := lakeOf(base)
+	if err != nil {
+		return nil, err
 	}
+	var rnd [4]byte
+	_, _ = rand.Read(rnd[:])
+	t := &shardTarget{base: base, lake: lake, shard: *opts.Shard, attempt: hex.EncodeToString(rnd[:]), clock: clockOf(opts).Now}
 	day := startedAt
 	if !opts.PartitionDate.IsZero() {
 		day = opts.PartitionDate
@@ -76,46 +75,18 @@ func openShard(ctx context.Context, cfg config.Config, opts Options, base export
 	return t, nil
 }
 
-// reconcile settles what earlier runs of the shard left in flight, before
-// the crawl: its own earlier attempt at this logical run is undone (the
-// orchestrator retried it: its work is replaced); an earlier logical run
-// is followed to its decision — committed: its versions are published;
-// not decided: this shard gives it up (decides abort), so no commit can
-// publish it without these versions, which go into this run instead.
+// reconcile settles, before the crawl, what earlier attempts of the
+// shard left staged (see settle), in the output each was staged in. Then
+// it withdraws the shard's manifest of this run, if an earlier attempt
+// left one: a commit from now on waits for this attempt's.
 func (t *shardTarget) reconcile(ctx context.Context, x *exporter) error {
 	pubs, err := x.db.Publishing()
 	if err != nil {
 		return err
 	}
 	for _, p := range pubs {
-		switch {
-		case p.Target != t.id:
-			x.log.Warn("a publish into another output was interrupted; its items stay pending for this output",
-				"run_id", p.RunID, "was", p.Target+" "+p.Dir)
-			if err := x.db.AbortPublish(p.RunID); err != nil {
-				return err
-			}
-		case p.RunID == t.shard.RunID:
-			x.log.Warn("replacing what an earlier attempt of this shard staged", "run_id", p.RunID, "shard", t.shard.Name())
-			if err := t.undo(ctx, x, p); err != nil {
-				return err
-			}
-		default:
-			d, err := decide(ctx, t.lake, p.RunID, decideAbort, fmt.Sprintf("shard %s starting run %s", t.shard.Name(), t.shard.RunID), t.clock())
-			if err != nil {
-				return err
-			}
-			if d.Decision == decideCommit {
-				if _, err := x.db.CommitPublish(p.RunID); err != nil {
-					return err
-				}
-				continue
-			}
-			x.log.Warn("an earlier run was not committed; this shard gives it up and its staged items go into this run",
-				"run_id", p.RunID, "shard", t.shard.Name())
-			if err := t.undo(ctx, x, p); err != nil {
-				return err
-			}
+		if err := t.settleIn(ctx, x, p); err != nil {
+			return err
 		}
 	}
 	if n, err := t.lake.sweep(ctx, t.clock()); err != nil {
@@ -123,16 +94,87 @@ func (t *shardTarget) reconcile(ctx context.Context, x *exporter) error {
 	} else if n > 0 {
 		x.log.Warn("aborted the uploads of preflight probes that killed processes left", "uploads", n)
 	}
-	// A manifest an earlier attempt left, with nothing recorded in flight
-	// (it staged nothing, or failed): the commit must not read it while
-	// this attempt runs.
 	return t.lake.deleteControl(ctx, t.shard.RunID, shardManifestFile(t.shard.Name()))
 }
 
-// undo removes what a publication of the shard staged, and forgets it:
-// its versions are pending again.
-func (t *shardTarget) undo(ctx context.Context, x *exporter, p state.Publication) error {
-	if err := t.lake.undoStaged(ctx, p.Dir); err != nil {
+// settleIn settles a publication in the output it was staged in: this
+// run's, or the one the config named before.
+func (t *shardTarget) settleIn(ctx context.Context, x *exporter, p state.Publication) error {
+	if p.Logical == "" {
+		// A whole-config publish cannot be in a shard's state; forget it.
+		return x.db.AbortPublish(p.RunID)
+	}
+	if p.Target == t.lake.id() {
+		return t.settle(ctx, x, t.lake, p)
+	}
+	x.log.Warn("settling what an earlier attempt staged in the output the config named then", "run_id", p.Logical, "output", p.Output)
+	old, err := openTarget(ctx, config.Config{Output: p.Output})
+	if err != nil {
+		return fmt.Errorf("shard %s staged run %s in output %s, which the config named then: %w; "+
+			"make it usable again, or start over with --reset-state", t.shard.Name(), p.Logical, p.Output, err)
+	}
+	defer old.close()
+	lake, err := lakeOf(old)
+	if err != nil {
+		return err
+	}
+	return t.settle(ctx, x, lake, p)
+}
+
+// settle follows a staged attempt p to its logical run's decision:
+//
+//   - committed with p as the shard's attempt: the commit is finished if
+//     nothing has finished it yet (its parts completed, _SUCCESS
+//     written), and p's versions are published in the state;
+//   - committed with another attempt, or given up: p's parts go, and its
+//     versions stay pending (the decided attempt, if any, held them or
+//     is settled beside it);
+//   - not decided, and p is an earlier attempt at this very run (the
+//     orchestrator retried the shard): p stays staged, for a commit may
+//     still choose it; this attempt stages anew beside it;
+//   - not decided, and p is of an earlier run: this shard gives that run
+//     up (decides abort, unless a commit decides first), and p's
+//     versions go into this run.
+func (t *shardTarget) settle(ctx context.Context, x *exporter, lake shardLake, p state.Publication) error {
+	d, err := readDecision(ctx, lake, p.Logical)
+	if err != nil {
+		return err
+	}
+	if d.Decision == "" {
+		if p.Logical == t.shard.RunID && lake.id() == t.lake.id() {
+			x.log.Info("an earlier attempt of this shard at this run stays staged until the run is decided",
+				"run_id", p.Logical, "shard", t.shard.Name(), "attempt", p.RunID)
+			return nil
+		}
+		d, err = decide(ctx, lake, p.Logical, decision{Decision: decideAbort, At: t.clock().UTC(),
+			By: fmt.Sprintf("shard %s starting run %s", t.shard.Name(), t.shard.RunID)})
+		if err != nil {
+			return err
+		}
+		if d.Decision == decideAbort {
+			x.log.Warn("an earlier run was not committed; this shard gives it up and its staged items go into this run",
+				"run_id", p.Logical, "shard", t.shard.Name())
+		}
+	}
+	if m, ok := d.chose(t.shard.Name()); d.Decision == decideCommit && ok && m.Attempt == p.RunID {
+		claim, err := readClaim(ctx, lake, p.Logical)
+		if err != nil {
+			return err
+		}
+		done, err := lake.hasRunFile(ctx, claim.runPath(), sink.SuccessFile)
+		if err != nil {
+			return err
+		}
+		if !done {
+			x.log.Warn("finishing the commit of an earlier run, decided but not completed", "run_id", p.Logical)
+			if _, err := finishCommit(ctx, lake, claim, d); err != nil {
+				return fmt.Errorf("run %s was decided commit but could not be completed: %w", p.Logical, err)
+			}
+		}
+		_, err = x.db.CommitPublish(p.RunID)
+		return err
+	}
+	if err := lake.undoStaged(ctx, p.Dir); err != nil {
 		return err
 	}
 	return x.db.AbortPublish(p.RunID)
@@ -140,12 +182,12 @@ func (t *shardTarget) undo(ctx context.Context, x *exporter, p state.Publication
 
 // publish stages the shard's pending versions: the part files are
 // written where readers do not see them, the state records them with
-// their upload ids, and the shard manifest (written with the verdict)
-// hands them to the commit.
+// their upload ids under the attempt's name, and the shard manifest
+// (written with the verdict) hands them to the commit.
 func (t *shardTarget) publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error {
 	runPath := t.claim.runPath()
-	store, dir, uploads := t.lake.shardParts(ctx, t.shard.RunID, t.shard.Name(), runPath)
-	pub := state.Publication{RunID: t.shard.RunID, MaxSeq: maxSeq, Target: t.id, Dir: dir}
+	store, dir, finalName, uploads := t.lake.attemptParts(ctx, t.shard.RunID, runPath, t.shard.Name(), t.attempt)
+	pub := state.Publication{RunID: t.attempt, Logical: t.shard.RunID, MaxSeq: maxSeq, Target: t.lake.id(), Output: x.cfg.Output, Dir: dir}
 	if err := x.db.BeginPublish(pub); err != nil {
 		return err
 	}
@@ -156,14 +198,17 @@ func (t *shardTarget) publish(ctx context.Context, x *exporter, r *verdict.RunRe
 	if _, ok := t.lake.(folderLake); ok {
 		maxRows = x.cfg.Export.MaxFileRows
 	}
-	where := t.lake.where(runPath + "/shard=" + t.shard.Name())
-	manifest, err := x.write(ctx, store, where, maxRows, maxSeq, r)
+	manifest, err := x.write(ctx, store, t.lake.where(runPath+"/"+shardFolder(t.shard.Name())), maxRows, maxSeq, r)
 	if err != nil {
 		// Undo even when the run was interrupted: nothing of it may stay.
-		return errors.Join(fmt.Errorf("write export: %w", err), t.undo(context.WithoutCancel(ctx), x, pub))
+		cleanup := context.WithoutCancel(ctx)
+		return errors.Join(fmt.Errorf("write export: %w", err), t.lake.undoStaged(cleanup, dir), x.db.AbortPublish(t.attempt))
 	}
 	if err := x.reached(StepUploaded); err != nil {
 		return err
+	}
+	for i := range manifest.Files {
+		manifest.Files[i].Name = finalName(manifest.Files[i].Name)
 	}
 	if pub.Manifest, err = manifest.Encode(); err != nil {
 		return err
@@ -177,7 +222,7 @@ func (t *shardTarget) publish(ctx context.Context, x *exporter, r *verdict.RunRe
 	}
 	files := make([]string, len(manifest.Files))
 	for i, f := range manifest.Files {
-		files[i] = "shard=" + t.shard.Name() + "/" + f.Name
+		files[i] = shardFolder(t.shard.Name()) + "/" + f.Name
 	}
 	r.Export = verdict.Export{Staged: true, Path: t.lake.where(runPath), Files: files, Rows: int(manifest.Rows),
 		Reason: fmt.Sprintf("staged for the commit of run %s (databrew-stage commit --run-id %s --shards %d)", t.shard.RunID, t.shard.RunID, t.shard.Count)}
@@ -186,14 +231,14 @@ func (t *shardTarget) publish(ctx context.Context, x *exporter, r *verdict.RunRe
 	return nil
 }
 
-// writeVerdict writes the shard manifest: the shard's verdict, and what
+// writeVerdict writes the shard manifest: the attempt's verdict, and what
 // it staged. The export root's _verdict.json is the commit's.
 func (t *shardTarget) writeVerdict(ctx context.Context, b []byte) error {
 	m := shardManifest{Files: []sink.FileInfo{}}
 	if t.staged != nil {
 		m = *t.staged
 	}
-	m.SchemaVersion, m.Config, m.RunID, m.Shard, m.Verdict = 1, t.claim.Config, t.shard.RunID, t.shard.Name(), json.RawMessage(b)
+	m.SchemaVersion, m.Config, m.RunID, m.Shard, m.Attempt, m.Verdict = 1, t.claim.Config, t.shard.RunID, t.shard.Name(), t.attempt, json.RawMessage(b)
 	enc, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode shard manifest: %w", err)

@@ -123,6 +123,7 @@ func countList(counts map[string]bool) string {
 	for c := range counts {
 		l = append(l, c)
 	}
+	slices.Sort(l)
 	return strings.Join(l, ", ")
 }
 
@@ -140,14 +141,33 @@ type runClaim struct {
 // runPath is the run folder the logical run publishes into.
 func (c runClaim) runPath() string { return "dt=" + c.PartitionDate + "/run=" + c.RunID }
 
-// decision is a logical run's _decision: commit or abort, written once,
-// create-only, by the commit (commit) or by a shard that starts a later
-// run while this one is not committed (abort). Whoever comes second
-// follows the first.
+// decision is a logical run's _decision.json: commit or abort, written
+// once, create-only, by the commit (commit) or by a shard that starts a
+// later run while this one holds some of its items staged (abort).
+// Whoever comes second follows the first. A commit freezes what it
+// decided on: the manifest of each shard's attempt it publishes and the
+// combined verdict, so finishing it (a commit run again, or a shard's
+// next run) publishes exactly that, whatever a shard wrote since.
 type decision struct {
 	Decision string    `json:"decision"`
 	By       string    `json:"by"`
 	At       time.Time `json:"at"`
+	// Shards are the decided attempts' manifests, by shard index.
+	Shards []shardManifest `json:"shards,omitempty"`
+	// Verdict is the logical run's combined verdict, its export section
+	// aside.
+	Verdict json.RawMessage `json:"verdict,omitempty"`
+}
+
+// chose returns the decided manifest of shard, if the decision is a
+// commit.
+func (d decision) chose(shard string) (shardManifest, bool) {
+	for _, m := range d.Shards {
+		if m.Shard == shard {
+			return m, true
+		}
+	}
+	return shardManifest{}, false
 }
 
 // The decisions, and the names of a logical run's control files.
@@ -166,19 +186,22 @@ func shardManifestFile(shard string) string { return "shard-" + shard + ".json" 
 // the files it staged (uploaded, not visible), with their rows, sizes,
 // checksums and, on S3, upload ids.
 type shardManifest struct {
-	SchemaVersion int               `json:"schema_version"`
-	Config        string            `json:"config"`
-	RunID         string            `json:"run_id"`
-	Shard         string            `json:"shard"`
-	Verdict       json.RawMessage   `json:"verdict"`
-	Staged        bool              `json:"staged"`
-	Dir           string            `json:"dir,omitempty"`
-	Format        sink.Format       `json:"format,omitempty"`
-	Rows          int64             `json:"rows"`
-	Changes       sink.Changes      `json:"changes"`
-	Files         []sink.FileInfo   `json:"files"`
-	Uploads       map[string]string `json:"uploads,omitempty"`
-	Schema        []sink.Column     `json:"schema,omitempty"`
+	SchemaVersion int    `json:"schema_version"`
+	Config        string `json:"config"`
+	RunID         string `json:"run_id"`
+	Shard         string `json:"shard"`
+	// Attempt names the shard's attempt at the run that wrote the
+	// manifest; its parts' names carry it on S3.
+	Attempt string            `json:"attempt"`
+	Verdict json.RawMessage   `json:"verdict"`
+	Staged  bool              `json:"staged"`
+	Dir     string            `json:"dir,omitempty"`
+	Format  sink.Format       `json:"format,omitempty"`
+	Rows    int64             `json:"rows"`
+	Changes sink.Changes      `json:"changes"`
+	Files   []sink.FileInfo   `json:"files"`
+	Uploads map[string]string `json:"uploads,omitempty"`
+	Schema  []sink.Column     `json:"schema,omitempty"`
 }
 
 // readClaim reads a logical run's claim; fs.ErrNotExist when no shard
@@ -215,7 +238,8 @@ func claimRun(ctx context.Context, lake shardLake, cfg config.Config, s Shard, d
 		return got, fmt.Errorf("%w: run %s was started with %d shards (%s); this is shard %d of %d",
 			ErrShardCount, s.RunID, got.Shards, lake.where(controlPath(s.RunID, claimFile)), s.Index, s.Count)
 	case got.Config != cfg.Name:
-		return got, fmt.Errorf("run %s in this output belongs to config %q, not %q", s.RunID, got.Config, cfg.Name)
+		return got, fmt.Errorf("run %s in this output was claimed by config %q, not %q (%s): give this run another run id, or this config another output",
+			s.RunID, got.Config, cfg.Name, lake.where(controlPath(s.RunID, claimFile)))
 	}
 	return got, nil
 }
@@ -236,13 +260,15 @@ func readDecision(ctx context.Context, lake shardLake, runID string) (decision, 
 	return d, nil
 }
 
-// decide makes the logical run's decision want, unless one was made
-// first, and returns the one that stands.
-func decide(ctx context.Context, lake shardLake, runID, want, by string, at time.Time) (decision, error) {
-	b, err := json.Marshal(decision{Decision: want, By: by, At: at.UTC()})
+// decide makes the logical run's decision d, unless one was made first,
+// and returns the one that stands. Once the decision may be written, a
+// signal no longer stops the reading back.
+func decide(ctx context.Context, lake shardLake, runID string, d decision) (decision, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return decision{}, err
 	}
+	ctx = context.WithoutCancel(ctx)
 	if _, err := lake.createControl(ctx, runID, decisionFile, append(b, '\n')); err != nil {
 		return decision{}, err
 	}

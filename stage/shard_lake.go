@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/databrew/databrew-stage/sink"
@@ -14,32 +15,43 @@ import (
 
 // ShardsFolder is the folder of an export root that holds the control
 // files of logical runs made of shards: ShardsFolder/run=ID/ holds the
-// run's claim (_run.json), each shard's manifest, and the commit's
-// decision; on a local folder, the shards' staged files too. The leading
-// "." hides it from dataset readers, as the staging folder is hidden.
+// run's claim (_run.json), each shard's manifest, and the decision; on a
+// local folder, the shards' staged files too. The leading "." hides it
+// from dataset readers, as the staging folder is hidden.
 const ShardsFolder = ".databrew-shards"
 
 // shardLake is what the shard protocol needs of an export root: small
 // control files under ShardsFolder/run=ID/, written over, created only
-// when absent, read and deleted; the part files of one shard, written
-// without becoming visible, and undone; and the commit that makes every
-// shard's parts visible in the run folder at once.
+// when absent, read and deleted; the part files of one attempt of one
+// shard, written without becoming visible, checked, and undone; and the
+// completion that makes the decided attempts' parts visible in the run
+// folder. Every method may be called again after a crash, and by two
+// processes at once, and comes to the same end.
 type shardLake interface {
+	// id names the export root whatever the spelling of its URL or path.
+	id() string
 	// where names a path under the export root in errors and verdicts.
 	where(rel string) string
 	readControl(ctx context.Context, runID, name string) ([]byte, error)
 	putControl(ctx context.Context, runID, name string, data []byte) error
 	createControl(ctx context.Context, runID, name string, data []byte) (created bool, err error)
 	deleteControl(ctx context.Context, runID, name string) error
-	// shardParts is where shard writes its part files: invisible to
-	// readers until completeRun; dir names it for the state.
-	shardParts(ctx context.Context, runID, shard, runPath string) (store sink.PartStore, dir string, uploads func() map[string]string)
-	// undoStaged removes every part file staged in dir (as shardParts
+	// attemptParts is where an attempt of a shard writes its part files,
+	// invisible to readers until completeRun; dir names them for the
+	// state and undoStaged; finalName gives a part's name in the shard's
+	// folder of the run, from its name in the store.
+	attemptParts(ctx context.Context, runID, runPath, shard, attempt string) (store sink.PartStore, dir string, finalName func(string) string, uploads func() map[string]string)
+	// checkStaged reports whether every part a manifest lists can still
+	// be completed (or was): fs.ErrNotExist when one is gone.
+	checkStaged(ctx context.Context, runID, runPath string, m shardManifest) error
+	// undoStaged removes every part file staged in dir (as attemptParts
 	// named it), finished or not.
 	undoStaged(ctx context.Context, dir string) error
-	// completeRun makes the staged parts of every shard visible under
-	// runPath (dt=D/run=ID); it may be called again after a crash.
-	completeRun(ctx context.Context, runID, runPath string, shards []shardManifest) error
+	// completeRun makes the parts of the decided attempts visible under
+	// runPath (dt=D/run=ID), each in its shard's folder; discardOthers
+	// then removes every other attempt's parts of the run.
+	completeRun(ctx context.Context, runID, runPath string, decided []shardManifest) error
+	discardOthers(ctx context.Context, runID, runPath string, decided []shardManifest) error
 	// hasRunFile and readRunFile look at a file of the run folder;
 	// putRunFile creates one there only when absent.
 	hasRunFile(ctx context.Context, runPath, name string) (bool, error)
@@ -52,13 +64,38 @@ type shardLake interface {
 	sweep(ctx context.Context, now time.Time) (int, error)
 }
 
+// lakeOf is the shard protocol of an export target.
+func lakeOf(target exportTarget) (shardLake, error) {
+	switch b := target.(type) {
+	case *objectTarget:
+		if !b.t.HidesParts() {
+			return nil, fmt.Errorf("output %s: shards need an output that keeps uploaded parts invisible until the commit (s3://) or a local folder", b.t.URL())
+		}
+		return objectLake{b}, nil
+	case *folderTarget:
+		abs, err := filepath.Abs(b.layout.Output)
+		if err != nil {
+			return nil, fmt.Errorf("output %s: %w", b.layout.Output, err)
+		}
+		return folderLake{root: abs}, nil
+	}
+	return nil, errors.New("shards are not supported for this output")
+}
+
 // controlPath is a control file's path under the export root.
 func controlPath(runID, name string) string { return ShardsFolder + "/run=" + runID + "/" + name }
 
-// objectLake is the shard protocol in object storage. A shard's parts
-// are multipart uploads of their final keys, dt=D/run=ID/shard=I-of-N/,
-// left open; the commit completes them.
+// shardFolder is a shard's folder in its run folder.
+func shardFolder(shard string) string { return "shard=" + shard }
+
+// objectLake is the shard protocol in object storage. An attempt's parts
+// are multipart uploads of their final keys, left open:
+// dt=D/run=ID/shard=I-of-N/<attempt>-part-00000.parquet, so the keys of
+// two attempts of a shard never meet; the commit completes the decided
+// attempt's and aborts the others'.
 type objectLake struct{ o *objectTarget }
+
+func (l objectLake) id() string { return l.o.t.ID() }
 
 func (l objectLake) where(rel string) string { return l.o.where(l.o.t.Key(rel)) }
 
@@ -79,27 +116,67 @@ func (l objectLake) deleteControl(ctx context.Context, runID, name string) error
 	return err
 }
 
-func (l objectLake) shardParts(ctx context.Context, _, shard, runPath string) (sink.PartStore, string, func() map[string]string) {
-	prefix := l.o.t.Key(runPath + "/shard=" + shard + "/")
-	parts := l.o.t.Parts(ctx, prefix)
-	return objectParts{parts}, prefix, parts.UploadIDs
+// shardPrefix is the key prefix of a shard's parts in the run folder.
+func (l objectLake) shardPrefix(runPath, shard string) string {
+	return l.o.t.Key(runPath + "/" + shardFolder(shard) + "/")
 }
 
-func (l objectLake) undoStaged(ctx context.Context, prefix string) error {
-	if _, err := l.o.t.AbortUploads(ctx, prefix); err != nil {
+func (l objectLake) attemptParts(ctx context.Context, _, runPath, shard, attempt string) (sink.PartStore, string, func(string) string, func() map[string]string) {
+	prefix := l.shardPrefix(runPath, shard)
+	parts := l.o.t.Parts(ctx, prefix)
+	named := func(name string) string { return attempt + "-" + name }
+	return attemptNamed{objectParts{parts}, named}, prefix + attempt + "-", named, parts.UploadIDs
+}
+
+func (l objectLake) checkStaged(ctx context.Context, _, runPath string, m shardManifest) error {
+	for _, f := range m.Files {
+		key := l.shardPrefix(runPath, m.Shard) + f.Name
+		if err := l.o.t.CheckPart(ctx, key, m.Uploads[f.Name], f.Bytes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l objectLake) undoStaged(ctx context.Context, dir string) error {
+	if _, err := l.o.t.AbortUploads(ctx, dir); err != nil {
 		return err
 	}
-	_, err := l.o.t.DeletePrefix(ctx, prefix)
+	_, err := l.o.t.DeletePrefix(ctx, dir)
 	return err
 }
 
-func (l objectLake) completeRun(ctx context.Context, _, runPath string, shards []shardManifest) error {
-	for _, m := range shards {
+func (l objectLake) completeRun(ctx context.Context, _, runPath string, decided []shardManifest) error {
+	for _, m := range decided {
 		for _, f := range m.Files {
-			key := l.o.t.Key(runPath + "/shard=" + m.Shard + "/" + f.Name)
+			key := l.shardPrefix(runPath, m.Shard) + f.Name
 			if err := l.o.t.CompletePart(ctx, key, m.Uploads[f.Name], f.Bytes); err != nil {
 				return fmt.Errorf("shard %s: %w", m.Shard, err)
 			}
+		}
+	}
+	return nil
+}
+
+func (l objectLake) discardOthers(ctx context.Context, _, runPath string, decided []shardManifest) error {
+	keep := map[string]bool{}
+	for _, m := range decided {
+		for _, f := range m.Files {
+			keep[l.shardPrefix(runPath, m.Shard)+f.Name] = true
+		}
+	}
+	// Only uploads: every decided part is an object by now, and no other
+	// attempt's part was ever completed.
+	keys, err := l.o.t.ListUploads(ctx, l.o.t.Key(runPath+"/"))
+	if err != nil {
+		return err
+	}
+	for _, k := range slices.Compact(keys) {
+		if keep[k] {
+			continue // a decided part's second upload: CompletePart refused two
+		}
+		if _, err := l.o.t.AbortUploads(ctx, k); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -119,19 +196,35 @@ func (l objectLake) putRunFile(ctx context.Context, runPath, name string, data [
 	return err
 }
 
-func (l objectLake) sweep(ctx context.Context, now time.Time) (int, error) {
-	return l.o.t.AbortStaleProbes(ctx, now)
-}
-
 func (l objectLake) putVerdict(ctx context.Context, data []byte) error {
 	return l.o.writeVerdict(ctx, data)
 }
 
-// folderLake is the shard protocol in a local (or shared) folder. A
-// shard's files are written to ShardsFolder/run=ID/data/shard=I-of-N/;
-// the commit renames ShardsFolder/run=ID/data to dt=D/run=ID, which makes
-// every shard's files visible at once.
+func (l objectLake) sweep(ctx context.Context, now time.Time) (int, error) {
+	return l.o.t.AbortStaleProbes(ctx, now)
+}
+
+// attemptNamed is a part store whose files are named for an attempt.
+type attemptNamed struct {
+	sink.PartStore
+	name func(string) string
+}
+
+func (a attemptNamed) Create(name string) (sink.PartWriter, error) {
+	return a.PartStore.Create(a.name(name))
+}
+
+func (a attemptNamed) Remove(name string) error { return a.PartStore.Remove(a.name(name)) }
+
+// folderLake is the shard protocol in a local (or shared) folder. An
+// attempt's files are written to
+// ShardsFolder/run=ID/attempts/shard=I-of-N-<attempt>/; the commit renames
+// each decided attempt's folder to ShardsFolder/run=ID/data/shard=I-of-N,
+// and then that data folder to dt=D/run=ID: every shard's files appear at
+// once.
 type folderLake struct{ root string }
+
+func (l folderLake) id() string { return l.root }
 
 func (l folderLake) path(rel string) string { return filepath.Join(l.root, filepath.FromSlash(rel)) }
 
@@ -161,13 +254,37 @@ func (l folderLake) deleteControl(_ context.Context, runID, name string) error {
 	return err
 }
 
-// dataDir is where the shards of a run stage their files, as the run
-// folder will hold them.
+// attemptDir is where an attempt of a shard stages its files.
+func (l folderLake) attemptDir(runID, shard, attempt string) string {
+	return l.path(controlPath(runID, "attempts/"+shardFolder(shard)+"-"+attempt))
+}
+
+// dataDir is where the decided attempts are gathered, as the run folder
+// will hold them.
 func (l folderLake) dataDir(runID string) string { return l.path(controlPath(runID, "data")) }
 
-func (l folderLake) shardParts(_ context.Context, runID, shard, _ string) (sink.PartStore, string, func() map[string]string) {
-	dir := filepath.Join(l.dataDir(runID), "shard="+shard)
-	return &sink.DirParts{Dir: dir}, dir, func() map[string]string { return nil }
+func (l folderLake) attemptParts(_ context.Context, runID, _, shard, attempt string) (sink.PartStore, string, func(string) string, func() map[string]string) {
+	dir := l.attemptDir(runID, shard, attempt)
+	return &sink.DirParts{Dir: dir}, dir, func(name string) string { return name }, func() map[string]string { return nil }
+}
+
+func (l folderLake) checkStaged(_ context.Context, runID, runPath string, m shardManifest) error {
+	for _, f := range m.Files {
+		// Where the file is: staged, gathered, or published.
+		var found bool
+		for _, dir := range []string{l.attemptDir(runID, m.Shard, m.Attempt), filepath.Join(l.dataDir(runID), shardFolder(m.Shard)),
+			filepath.Join(l.path(runPath), shardFolder(m.Shard))} {
+			st, err := os.Stat(filepath.Join(dir, f.Name))
+			if err == nil && st.Size() == f.Bytes {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("shard %s: part %s of attempt %s: %w", m.Shard, f.Name, m.Attempt, fs.ErrNotExist)
+		}
+	}
+	return nil
 }
 
 func (l folderLake) undoStaged(_ context.Context, dir string) error {
@@ -177,31 +294,55 @@ func (l folderLake) undoStaged(_ context.Context, dir string) error {
 	return nil
 }
 
-func (l folderLake) completeRun(_ context.Context, runID, runPath string, shards []shardManifest) error {
-	runDir := l.path(runPath)
-	data := l.dataDir(runID)
-	if !sink.Exists(data) && sink.Exists(runDir) {
-		return nil // renamed by an earlier attempt
+func (l folderLake) completeRun(ctx context.Context, runID, runPath string, decided []shardManifest) error {
+	runDir, data := l.path(runPath), l.dataDir(runID)
+	if sink.Exists(runDir) {
+		return nil // gathered and renamed by an earlier attempt, or another process
 	}
-	for _, m := range shards {
-		for _, f := range m.Files {
-			p := filepath.Join(data, "shard="+m.Shard, f.Name)
-			st, err := os.Stat(p)
-			if err != nil {
-				return fmt.Errorf("shard %s: %w", m.Shard, err)
-			}
-			if st.Size() != f.Bytes {
-				return fmt.Errorf("shard %s: %s holds %d bytes, its manifest says %d", m.Shard, p, st.Size(), f.Bytes)
-			}
-		}
+	if err := l.checkAll(ctx, runID, runPath, decided); err != nil {
+		return err
 	}
-	if err := os.MkdirAll(data, 0o755); err != nil { // a run whose shards staged nothing
+	if err := os.MkdirAll(data, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", data, err)
 	}
+	for _, m := range decided {
+		dest := filepath.Join(data, shardFolder(m.Shard))
+		if len(m.Files) == 0 || sink.Exists(dest) {
+			continue
+		}
+		if err := os.Rename(l.attemptDir(runID, m.Shard, m.Attempt), dest); err != nil {
+			if sink.Exists(dest) || sink.Exists(runDir) {
+				continue // another process moved it
+			}
+			return fmt.Errorf("shard %s: gather its files: %w", m.Shard, err)
+		}
+	}
 	if err := sink.Promote(data, runDir); err != nil {
+		if sink.Exists(runDir) {
+			_ = os.Remove(data) // only when empty: left by a process that came second
+			return nil
+		}
 		return err
 	}
 	return sink.SyncPromoted(data, runDir)
+}
+
+// checkAll checks every decided attempt's files are still there.
+func (l folderLake) checkAll(ctx context.Context, runID, runPath string, decided []shardManifest) error {
+	for _, m := range decided {
+		if err := l.checkStaged(ctx, runID, runPath, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l folderLake) discardOthers(_ context.Context, runID, _ string, _ []shardManifest) error {
+	dir := l.path(controlPath(runID, "attempts"))
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("remove %s: %w", dir, err)
+	}
+	return nil
 }
 
 func (l folderLake) hasRunFile(_ context.Context, runPath, name string) (bool, error) {
@@ -221,11 +362,11 @@ func (l folderLake) putRunFile(_ context.Context, runPath, name string, data []b
 	return err
 }
 
-func (l folderLake) sweep(context.Context, time.Time) (int, error) { return 0, nil }
-
 func (l folderLake) putVerdict(_ context.Context, data []byte) error {
 	return sink.WriteFileAtomic(filepath.Join(l.root, sink.VerdictFile), data)
 }
+
+func (l folderLake) sweep(context.Context, time.Time) (int, error) { return 0, nil }
 
 // createFileOnce creates path with data unless a file is there: the data
 // is written and synced under a temporary name first, then linked into

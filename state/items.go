@@ -57,6 +57,9 @@ type itemWriter struct {
 	items, versions, meta, seen, pages *bolt.Bucket
 	traversal                          uint64
 	publishedSeq                       uint64
+	// stagedSeq is the highest sequence number a publish in flight took
+	// (see stagedSeq).
+	stagedSeq uint64
 }
 
 func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
@@ -64,8 +67,35 @@ func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
 	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
-		pages: tx.Bucket(bucketPages), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq)}
+		pages: tx.Bucket(bucketPages), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
+		stagedSeq: stagedSeq(tx)}
 }
+
+// stagedSeq is the highest sequence number a publish in flight took. A
+// whole-config run has none while it crawls (its reconcile settles every
+// publish first); a shard does while an earlier attempt of its logical run
+// waits for the run's commit, which may publish that attempt. A pending
+// version at or below it may reach readers so: a newer version of the item
+// is added beside it, as a change, instead of replacing it (see
+// putPending), so whichever attempt the commit publishes, every version
+// reaches an export once and is labelled as readers saw the item before.
+func stagedSeq(tx *bolt.Tx) uint64 {
+	var highest uint64
+	_ = tx.Bucket(bucketPublishing).ForEach(func(_, v []byte) error {
+		var p struct {
+			MaxSeq uint64 `json:"max_seq"`
+		}
+		if json.Unmarshal(v, &p) == nil {
+			highest = max(highest, p.MaxSeq)
+		}
+		return nil
+	})
+	return highest
+}
+
+// staged reports whether the pending version seq may reach readers
+// through a publish in flight.
+func (w itemWriter) staged(seq uint64) bool { return seq != 0 && seq <= w.stagedSeq }
 
 // lastSeen is the last traversal in which the item with this key was
 // yielded by the page its record names: the one the record carries, or a
@@ -134,7 +164,7 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			rec.flags |= itemChallenger
 			rec.challenger, rec.chTraversal = prev.challenger, prev.chTraversal
 		}
-		if prev.hash == hash && prev.flags&itemHashPublished != 0 && prev.pending != 0 {
+		if prev.hash == hash && prev.flags&itemHashPublished != 0 && prev.pending != 0 && !w.staged(prev.pending) {
 			// Back, unchanged, before its removal reached an export: readers
 			// still hold these values, so the removal is dropped.
 			if err := w.versions.Delete(seqKey(prev.pending)); err != nil {
@@ -155,7 +185,12 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			return w.items.Put(key, rec.encode())
 		}
 		counts.Changed++
-		if prev.flags&itemPublished != 0 {
+		if w.staged(prev.pending) {
+			// The staged version stays, and will reach an export (the
+			// publish that took it, or a later one if that is abandoned).
+			rec.flags |= itemPublished
+		}
+		if rec.flags&itemPublished != 0 {
 			change = ChangeChanged
 		}
 	} else {
@@ -249,9 +284,10 @@ func (w itemWriter) holds(key string, prev *itemRecord, url string, hash [16]byt
 }
 
 // putPending makes ver the item's pending version, dropping the one it
-// replaces, and stores the item's record pointing at it.
+// replaces unless a publish in flight took that one (see stagedSeq), and
+// stores the item's record pointing at it.
 func (w itemWriter) putPending(key []byte, rec *itemRecord, ver *Version) error {
-	if rec.pending != 0 {
+	if rec.pending != 0 && !w.staged(rec.pending) {
 		if err := w.versions.Delete(seqKey(rec.pending)); err != nil {
 			return err
 		}

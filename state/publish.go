@@ -19,7 +19,17 @@ import (
 // with the manifest once its parts are uploaded (BeginPublish replaces
 // the record).
 type Publication struct {
+	// RunID names the publish: the run's id, or for a shard of a logical
+	// run the id of the shard's attempt, one of several that may stage
+	// the same logical run (see Logical).
 	RunID string `json:"run_id"`
+	// Logical is the logical run a shard's attempt staged its export for;
+	// empty for a run of the whole config.
+	Logical string `json:"logical_run,omitempty"`
+	// Output is the config's output as it was given when a shard staged
+	// its export, so a later run can settle it there after the config
+	// moved to another output.
+	Output string `json:"output,omitempty"`
 	// MaxSeq is the highest pending sequence number the publish took.
 	MaxSeq uint64 `json:"max_seq"`
 	// Target is the object-storage output published into; empty for a

@@ -58,7 +58,7 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			if rec.pending == 0 {
 				rec.flags |= itemHashPublished // its last values reached an export
 			}
-			if rec.flags&itemPublished == 0 {
+			if rec.flags&itemPublished == 0 && !w.staged(rec.pending) {
 				// No export ever held it: drop its pending version.
 				if rec.pending != 0 {
 					if err := w.versions.Delete(seqKey(rec.pending)); err != nil {
