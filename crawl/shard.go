@@ -76,7 +76,7 @@ func (s Shard) keepOwn(c *completion) {
 	if c.q.Kind == KindItem {
 		return
 	}
-	items := c.items[:0]
+	items := make([]ItemVersion, 0, len(c.items))
 	for _, it := range c.items {
 		if s.Owns(it.Key) {
 			items = append(items, it)
@@ -92,13 +92,14 @@ func (s Shard) keepOwn(c *completion) {
 	c.touched = touched
 }
 
-// ownLinks filters links in place: listing pages, sitemaps and the item
-// links the shard owns stay.
+// ownLinks returns the links the shard follows: listing pages, sitemaps
+// and the item links it owns, in a new slice (the page memo holds the
+// page's own).
 func (s Shard) ownLinks(links []Entry) []Entry {
 	if links == nil {
 		return nil
 	}
-	kept := links[:0]
+	kept := make([]Entry, 0, len(links))
 	for _, l := range links {
 		if l.Kind != KindItem || s.Owns(l.URL) {
 			kept = append(kept, l)
