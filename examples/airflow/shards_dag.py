@@ -11,7 +11,8 @@ its verdict is success or partial, 1 when it failed.
 completes the shards' uploads and writes `_manifest.json`, then
 `_SUCCESS`, under dt={{ ds }}/run={{ ts_nodash }}/. Until then no reader
 sees any of the run's rows. A shard that fails is retried by Airflow with
-the same run id: it aborts its own pending work and redoes it. Clearing a
+the same run id: it stages its work anew (what the failed attempt staged
+goes once the run is committed). Clearing a
 failed shard task later (with its downstream commit) completes the run the
 same way; a second commit of a committed run is a no-op and exits 0.
 
