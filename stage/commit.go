@@ -113,8 +113,7 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	case decideAbort:
 		return abandoned(ctx, lake, cfg, runID, at, d)
 	case decideCommit:
-		log.Warn("finishing a commit decided before", "run_id", runID, "decided_at", d.At)
-		return finishAndRecord(ctx, lake, claim, d, opts, log)
+		return decidedBefore(ctx, lake, claim, d, opts, log)
 	}
 	shards, manifests, err := readShards(ctx, lake, cfg, runID, count, at)
 	if err != nil {
@@ -136,6 +135,13 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		r.FinishedAt = at
 	}
 	if reason, failed := withhold(cfg, r, shards); reason != "" {
+		// Another commit may have decided meanwhile (and, finishing it,
+		// moved what this one found staged): it stands.
+		if d, err := readDecision(ctx, lake, runID); err == nil && d.Decision == decideCommit {
+			return decidedBefore(ctx, lake, claim, d, opts, log)
+		} else if err == nil && d.Decision == decideAbort {
+			return abandoned(ctx, lake, cfg, runID, at, d)
+		}
 		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: failed}
 		return r, writeCommitVerdict(ctx, lake, r, true)
 	}
@@ -155,6 +161,26 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 			return r, err
 		}
 	}
+	return finishAndRecord(ctx, lake, claim, d, opts, log)
+}
+
+// decidedBefore answers a commit of a run another commit decided: a run
+// with nothing to publish is committed already (nothing changes, and the
+// error wraps ErrCommitted); one whose parts wait is finished as decided.
+func decidedBefore(ctx context.Context, lake shardLake, claim runClaim, d decision, opts CommitOptions, log *slog.Logger) (verdict.RunReport, error) {
+	staged := false
+	for _, m := range d.Shards {
+		staged = staged || (m.Staged && len(m.Files) > 0)
+	}
+	if !staged {
+		var r verdict.RunReport
+		if err := json.Unmarshal(d.Verdict, &r); err != nil {
+			return r, fmt.Errorf("run %s: the decision's verdict: %w", claim.RunID, err)
+		}
+		r.Export = verdict.Export{Files: []string{}, Reason: reasonNothing}
+		return r, fmt.Errorf("run %s was %w (%s, with nothing to publish): nothing to do", claim.RunID, ErrCommitted, d.At.Format(time.RFC3339))
+	}
+	log.Warn("finishing a commit decided before", "run_id", claim.RunID, "decided_at", d.At)
 	return finishAndRecord(ctx, lake, claim, d, opts, log)
 }
 

@@ -167,8 +167,15 @@ func (t *shardTarget) settle(ctx context.Context, x *exporter, lake shardLake, p
 		}
 		if !done {
 			x.log.Warn("finishing the commit of an earlier run, decided but not completed", "run_id", p.Logical)
-			if _, err := finishCommit(ctx, lake, claim, d); err != nil {
-				return fmt.Errorf("run %s was decided commit but could not be completed: %w", p.Logical, err)
+			r, err := finishCommit(ctx, lake, claim, d)
+			if err != nil {
+				return fmt.Errorf("run %s was decided commit but could not be completed (%w); if its parts are gone "+
+					"(a lifecycle rule aborted the uploads), the run cannot be completed: remove what of it is visible and start this shard over with --reset-state", p.Logical, err)
+			}
+			if b, err := encodeReport(r); err == nil {
+				if err := lake.putVerdict(ctx, b); err != nil {
+					x.log.Warn("write the output's _verdict.json for the run this shard finished", "run_id", p.Logical, "err", err)
+				}
 			}
 		}
 		_, err = x.db.CommitPublish(p.RunID)

@@ -130,6 +130,16 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	if err == nil {
 		err = writeVerdicts(ctx, cfg, x, b)
 	}
+	if err != nil && opts.Shard != nil && !report.Export.Failed {
+		// Without its manifest the commit cannot see the attempt: it
+		// must fail, so the orchestrator runs the shard again.
+		report.Export = verdict.Export{Failed: true, Files: []string{},
+			Reason: fmt.Sprintf("the shard's manifest could not be written, so the commit cannot see this attempt: run the shard again (%v)", err)}
+		if b2, encErr := encodeReport(report); encErr == nil {
+			b = b2
+			_ = writeLastRun(cfg, b)
+		}
+	}
 	notify(cfg, report, b, log)
 	return report, errors.Join(runErr, err)
 }

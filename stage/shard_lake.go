@@ -150,12 +150,33 @@ func (l objectLake) completeRun(ctx context.Context, _, runPath string, decided 
 	for _, m := range decided {
 		for _, f := range m.Files {
 			key := l.shardPrefix(runPath, m.Shard) + f.Name
-			if err := l.o.t.CompletePart(ctx, key, m.Uploads[f.Name], f.Bytes); err != nil {
+			if err := l.completePart(ctx, key, m.Uploads[f.Name], f.Bytes); err != nil {
 				return fmt.Errorf("shard %s: %w", m.Shard, err)
 			}
 		}
 	}
 	return nil
+}
+
+// completePart completes a decided part. Another process finishing the
+// same decision (a second commit, a shard's next run) may be completing
+// it right then, and a store can answer that the upload is gone a moment
+// before the object appears: a part found neither way is looked for
+// again a few times before it counts as gone.
+func (l objectLake) completePart(ctx context.Context, key, uploadID string, size int64) error {
+	wait := 50 * time.Millisecond
+	for try := 0; ; try++ {
+		err := l.o.t.CompletePart(ctx, key, uploadID, size)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) || try == 5 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }
 
 func (l objectLake) discardOthers(ctx context.Context, _, runPath string, decided []shardManifest) error {

@@ -239,3 +239,91 @@ func TestShards_AnOutputMovedWhileARunWasStaged(t *testing.T) {
 		t.Fatalf("the old output published %d items", len(keys))
 	}
 }
+
+// TestShards_CommitsAtOnceAndTheNextRunSettling: four commits of one run
+// at once, beside the next run's shards settling it: a commit publishes
+// the run, finds it committed, or finds a shard of the next run gave it
+// up first (then its items go into the next run); the shards finish or
+// follow what was decided; every item is published once.
+func TestShards_CommitsAtOnceAndTheNextRunSettling(t *testing.T) {
+	for _, store := range []string{"folder", "s3"} {
+		t.Run(store, func(t *testing.T) {
+			for trial := range 3 {
+				f := newFixture(t, catalogsite.Options{Items: 60})
+				cfg := f.config(nil, "\n[export]\nmax_file_rows = 7\n")
+				var l *lake
+				if store == "s3" {
+					l = newLake(t)
+					cfg = l.configIn(f, "\n[export]\nmax_file_rows = 7\n")
+				}
+				for i := range 3 {
+					runShard(t, cfg, "r1", i, 3)
+				}
+				var wg sync.WaitGroup
+				for c := range 4 {
+					wg.Go(func() {
+						r, err := Commit(context.Background(), cfg, "r1", 3, CommitOptions{})
+						if errors.Is(err, ErrAbandoned) {
+							return
+						}
+						if (err != nil && !errors.Is(err, ErrCommitted)) || r.FailsDownstream() {
+							t.Errorf("trial %d, commit %d: %v, %s %+v", trial, c, err, r.Outcome, r.Export)
+						}
+					})
+				}
+				for i := range 3 {
+					wg.Go(func() {
+						if rep, err := Run(context.Background(), cfg, Options{Shard: &Shard{Index: i, Count: 3, RunID: "r2"}}); err != nil {
+							t.Errorf("trial %d, shard %d of r2: %v (%s)", trial, i, err, rep.Summary())
+						}
+					})
+				}
+				wg.Wait()
+				if _, err := Commit(context.Background(), cfg, "r2", 3, CommitOptions{}); err != nil && !errors.Is(err, ErrCommitted) {
+					t.Fatalf("commit of r2: %v", err)
+				}
+				if l != nil {
+					expectEachItemOnceInLake(t, f, l)
+				} else {
+					expectEachItemOnce(t, f, cfg.Output)
+				}
+			}
+		})
+	}
+}
+
+// TestShards_CommitsAtOnce: four commits of one run at once each publish
+// it or find it published (none fails), and it is published once.
+func TestShards_CommitsAtOnce(t *testing.T) {
+	for _, store := range []string{"folder", "s3"} {
+		t.Run(store, func(t *testing.T) {
+			for trial := range 4 {
+				f := newFixture(t, catalogsite.Options{Items: 40})
+				cfg := f.config(nil, "\n[export]\nmax_file_rows = 7\n")
+				var l *lake
+				if store == "s3" {
+					l = newLake(t)
+					cfg = l.configIn(f, "\n[export]\nmax_file_rows = 7\n")
+				}
+				for i := range 3 {
+					runShard(t, cfg, "r1", i, 3)
+				}
+				var wg sync.WaitGroup
+				for c := range 4 {
+					wg.Go(func() {
+						r, err := Commit(context.Background(), cfg, "r1", 3, CommitOptions{})
+						if (err != nil && !errors.Is(err, ErrCommitted)) || r.FailsDownstream() || (err == nil && !r.Export.Published) {
+							t.Errorf("trial %d, commit %d: %v, %s %+v", trial, c, err, r.Outcome, r.Export)
+						}
+					})
+				}
+				wg.Wait()
+				if l != nil {
+					expectEachItemOnceInLake(t, f, l)
+				} else {
+					expectEachItemOnce(t, f, cfg.Output)
+				}
+			}
+		})
+	}
+}

@@ -101,6 +101,9 @@ func TestShards_FourShardsPublishOneLogicalRunOnce(t *testing.T) {
 	if rep, err := commitRun(t, cfg, "r2", 4); err != nil || rep.Export.Published || rep.Export.Reason != reasonNothing {
 		t.Fatalf("commit of r2: %v, %+v", err, rep.Export)
 	}
+	if _, err := commitRun(t, cfg, "r2", 4); !errors.Is(err, ErrCommitted) {
+		t.Fatalf("a second commit of r2, which had nothing to publish: %v, want ErrCommitted", err)
+	}
 	expectEachItemOnce(t, f, cfg.Output)
 }
 
@@ -382,4 +385,27 @@ func TestShards_AShardWhoseExportFailedHoldsTheCommit(t *testing.T) {
 		t.Fatalf("commit after the shard ran again: %v, %+v", err, c.Export)
 	}
 	expectEachItemOnce(t, f, cfg.Output)
+}
+
+// TestShards_AShardWhoseManifestCannotBeWrittenFails: the commit cannot
+// see an attempt without its manifest, so a shard that could not write
+// it fails (exit 1), and the orchestrator runs it again.
+func TestShards_AShardWhoseManifestCannotBeWrittenFails(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 20})
+	cfg := f.config(nil, "")
+	manifest := filepath.Join(cfg.Output, ShardsFolder, "run=r1", shardManifestFile("0-of-2"))
+	rep, err := Run(context.Background(), cfg, Options{Shard: &Shard{Index: 0, Count: 2, RunID: "r1"},
+		AfterPublishStep: func(s PublishStep) error {
+			if s == StepReady { // a folder where the manifest goes: its write fails
+				return writeFile(filepath.Join(manifest, "x"), "")
+			}
+			return nil
+		}})
+	if err == nil || !rep.Export.Failed || !rep.FailsDownstream() || !strings.Contains(rep.Export.Reason, "manifest could not be written") {
+		t.Fatalf("a shard without its manifest: %v, %+v", err, rep.Export)
+	}
+	last, lerr := ReadLastRun(ShardStorage(cfg.Storage, Shard{Index: 0, Count: 2}))
+	if lerr != nil || !last.Export.Failed {
+		t.Fatalf(".last_run.json: %v, %+v", lerr, last.Export)
+	}
 }

@@ -231,3 +231,53 @@ func TestTombstonesSpareItemsOfSkippedPages(t *testing.T) {
 		t.Fatalf("pending = %v, want only kept: skipped was neither fetched nor skipped in traversal 3", got)
 	}
 }
+
+// An item whose version is staged by a publish in flight, removed and then
+// back unchanged while that publish waits: whichever way the publish goes,
+// its values reach readers once, and nothing more is exported for the
+// return (a shard's attempt left staged, a retry that saw the item go, a
+// later run that sees it back).
+func TestAStagedItemRemovedAndBackIsPublishedOnce(t *testing.T) {
+	for _, publish := range []bool{true, false} {
+		db := open(t, t.TempDir())
+		db.Begin(nil)
+		store(t, db, version("x", hash(1)), version("y", hash(1)))
+		p, _ := db.PendingSummary()
+		if err := db.BeginPublish(Publication{RunID: "a", MaxSeq: p.MaxSeq}); err != nil {
+			t.Fatal(err)
+		}
+		// A retry's traversal sees only y: x is removed beside its staged
+		// version.
+		db.Finish(0)
+		st, _ := db.Begin(nil)
+		store(t, db, version("y", hash(1)))
+		if _, err := db.MarkRemoved(st.Traversal, "b", time.Unix(100, 0)); err != nil {
+			t.Fatal(err)
+		}
+		if publish {
+			if _, err := db.CommitPublish("a"); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := db.AbortPublish("a"); err != nil {
+			t.Fatal(err)
+		}
+		// x is back, unchanged.
+		db.Finish(0)
+		db.Begin(nil)
+		store(t, db, version("x", hash(1)), version("y", hash(1)))
+		rows := map[string][]string{}
+		if err := db.ForEachPending(^uint64(0), func(v Version) error {
+			rows[v.Key] = append(rows[v.Key], v.Change)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := 0 // published: readers hold x's values; nothing more
+		if !publish {
+			want = 1 // x's staged version goes out with the next publish
+		}
+		if len(rows["x"]) != want || (want == 1 && rows["x"][0] != ChangeNew) {
+			t.Fatalf("publish %v: x's pending rows %v, want %d", publish, rows["x"], want)
+		}
+	}
+}

@@ -57,6 +57,10 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			rec.flags |= itemRemoved
 			if rec.pending == 0 {
 				rec.flags |= itemHashPublished // its last values reached an export
+			} else if w.staged(rec.pending) {
+				// Its last values are staged: they reach an export
+				// whichever attempt is published (see stagedSeq).
+				rec.flags |= itemPublished | itemHashPublished
 			}
 			if rec.flags&itemPublished == 0 && !w.staged(rec.pending) {
 				// No export ever held it: drop its pending version.
