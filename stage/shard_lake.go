@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
 )
 
@@ -160,14 +161,15 @@ func (l objectLake) completeRun(ctx context.Context, _, runPath string, decided 
 
 // completePart completes a decided part. Another process finishing the
 // same decision (a second commit, a shard's next run) may be completing
-// it right then, and a store can answer that the upload is gone a moment
-// before the object appears: a part found neither way is looked for
-// again a few times before it counts as gone.
+// it right then, and while it does a store can answer that the upload is
+// gone before the object appears, or list the upload's parts half: the
+// part is looked at again a few times before the error stands. (Another
+// object at the key is no such moment.)
 func (l objectLake) completePart(ctx context.Context, key, uploadID string, size int64) error {
 	wait := 50 * time.Millisecond
 	for try := 0; ; try++ {
 		err := l.o.t.CompletePart(ctx, key, uploadID, size)
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || try == 5 {
+		if err == nil || errors.Is(err, objstore.ErrExists) || try == 5 {
 			return err
 		}
 		select {
