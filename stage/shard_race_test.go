@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -249,16 +250,7 @@ func TestShards_CommitsAtOnceAndTheNextRunSettling(t *testing.T) {
 	for _, store := range []string{"folder", "s3"} {
 		t.Run(store, func(t *testing.T) {
 			for trial := range 3 {
-				f := newFixture(t, catalogsite.Options{Items: 60})
-				cfg := f.config(nil, "\n[export]\nmax_file_rows = 7\n")
-				var l *lake
-				if store == "s3" {
-					l = newLake(t)
-					cfg = l.configIn(f, "\n[export]\nmax_file_rows = 7\n")
-				}
-				for i := range 3 {
-					runShard(t, cfg, "r1", i, 3)
-				}
+				cfg, check := stagedRun(t, store, 60)
 				var wg sync.WaitGroup
 				for c := range 4 {
 					wg.Go(func() {
@@ -282,11 +274,7 @@ func TestShards_CommitsAtOnceAndTheNextRunSettling(t *testing.T) {
 				if _, err := Commit(context.Background(), cfg, "r2", 3, CommitOptions{}); err != nil && !errors.Is(err, ErrCommitted) {
 					t.Fatalf("commit of r2: %v", err)
 				}
-				if l != nil {
-					expectEachItemOnceInLake(t, f, l)
-				} else {
-					expectEachItemOnce(t, f, cfg.Output)
-				}
+				check()
 			}
 		})
 	}
@@ -298,16 +286,7 @@ func TestShards_CommitsAtOnce(t *testing.T) {
 	for _, store := range []string{"folder", "s3"} {
 		t.Run(store, func(t *testing.T) {
 			for trial := range 4 {
-				f := newFixture(t, catalogsite.Options{Items: 40})
-				cfg := f.config(nil, "\n[export]\nmax_file_rows = 7\n")
-				var l *lake
-				if store == "s3" {
-					l = newLake(t)
-					cfg = l.configIn(f, "\n[export]\nmax_file_rows = 7\n")
-				}
-				for i := range 3 {
-					runShard(t, cfg, "r1", i, 3)
-				}
+				cfg, check := stagedRun(t, store, 40)
 				var wg sync.WaitGroup
 				for c := range 4 {
 					wg.Go(func() {
@@ -318,12 +297,27 @@ func TestShards_CommitsAtOnce(t *testing.T) {
 					})
 				}
 				wg.Wait()
-				if l != nil {
-					expectEachItemOnceInLake(t, f, l)
-				} else {
-					expectEachItemOnce(t, f, cfg.Output)
-				}
+				check()
 			}
 		})
 	}
+}
+
+// stagedRun stages run r1 of 3 shards of a catalog of n items into a
+// local folder or S3 (store), and returns its config and a check that
+// every item is published once there.
+func stagedRun(t *testing.T, store string, n int) (config.Config, func()) {
+	t.Helper()
+	f := newFixture(t, catalogsite.Options{Items: n})
+	cfg := f.config(nil, "\n[export]\nmax_file_rows = 7\n")
+	check := func() { expectEachItemOnce(t, f, cfg.Output) }
+	if store == "s3" {
+		l := newLake(t)
+		cfg = l.configIn(f, "\n[export]\nmax_file_rows = 7\n")
+		check = func() { expectEachItemOnceInLake(t, f, l) }
+	}
+	for i := range 3 {
+		runShard(t, cfg, "r1", i, 3)
+	}
+	return cfg, check
 }
