@@ -169,7 +169,7 @@ func (l objectLake) completePart(ctx context.Context, key, uploadID string, size
 	wait := 50 * time.Millisecond
 	for try := 0; ; try++ {
 		err := l.o.t.CompletePart(ctx, key, uploadID, size)
-		if err == nil || errors.Is(err, objstore.ErrExists) || try == 5 {
+		if err == nil || errors.Is(err, objstore.ErrExists) || try == 7 {
 			return err
 		}
 		select {

@@ -318,13 +318,13 @@ func TestShards_WaitNTimesTheDelay(t *testing.T) {
 	if len(starts) < 4 {
 		t.Fatalf("%d requests, want a few", len(starts))
 	}
-	for i := 1; i < len(starts); i++ {
-		// The site sees a request a few milliseconds late now and then
-		// (the scheduler), so the next one may seem early by as much:
-		// 3 x the delay is still far above the configured one.
-		if gap := starts[i].Sub(starts[i-1]); gap < 3*delay {
-			t.Fatalf("requests %d and %d started %v apart, want about 4 x %v", i-1, i, gap, delay)
-		}
+	// The site sees a request late now and then (the scheduler, a loaded
+	// machine), so one gap may look short while the next looks long; the
+	// span of all of them cannot be shorter than the pacer allows, less
+	// the lateness of the first.
+	span := starts[len(starts)-1].Sub(starts[0])
+	if want := time.Duration(len(starts)-1) * 4 * delay; span < want-2*delay {
+		t.Fatalf("%d requests started within %v, want at least %v (4 x %v apart)", len(starts), span, want, delay)
 	}
 }
 
