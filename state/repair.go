@@ -257,12 +257,21 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 		// records: the highest traversal either names is the last.
 		traversal = max(c.recs.maxTraversal, maxSeenTraversal(tx.Bucket(bucketSeen)), 1)
 	}
+	staged := uint64(0)
+	if tx.Bucket(bucketPublishing) != nil {
+		staged = stagedSeq(tx)
+	}
 	for _, seq := range c.orphans {
 		ver, err := decodeVersion(seq, versions.Get(seqKey(seq)))
 		if err != nil {
 			return err
 		}
 		key, hashed := storedKey(ver.Key)
+		if items.Get(key) != nil && seq <= staged {
+			// A version a publish in flight took, kept beside the item's
+			// newer one (see stagedSeq): it stays for that publish.
+			continue
+		}
 		if items.Get(key) != nil {
 			// Its item points elsewhere: a stray version.
 			c.s.Copied[string(bucketVersions)]--

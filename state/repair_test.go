@@ -113,3 +113,41 @@ func TestRepairLeavesASoundFileAndWaitsForNoRun(t *testing.T) {
 		t.Errorf("repair of an empty file: %v, want ErrNoState", err)
 	}
 }
+
+// A version a publish in flight took, kept beside its item's newer one
+// (a shard's attempt waiting for its run's commit), is no stray: repair
+// keeps it for that publish.
+func TestRepairKeepsAVersionStagedBesideANewerOne(t *testing.T) {
+	dir := t.TempDir()
+	populate(t, dir)
+	db := open(t, dir)
+	p, _ := db.PendingSummary()
+	if err := db.BeginPublish(Publication{RunID: "a", Logical: "r1", MaxSeq: p.MaxSeq}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Finish(0); err != nil {
+		t.Fatal(err)
+	}
+	db.Begin(nil)
+	for i := range 5 {
+		store(t, db, version(fmt.Sprintf("k%03d", i), hash(1000+i)))
+	}
+	_ = db.Close()
+	path := statePath(dir)
+	versions := leavesOf(t, path, string(bucketVersions))
+	garble(t, path, versions[len(versions)/2])
+
+	if _, err := Repair(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db = open(t, dir)
+	count := map[string]int{}
+	for _, k := range db.pendingKeys(t) {
+		count[k]++
+	}
+	for i := range 5 {
+		if k := fmt.Sprintf("k%03d", i); count[k] != 2 {
+			t.Errorf("item %s has %d pending versions after the repair, want its staged one and its newer one", k, count[k])
+		}
+	}
+}
