@@ -53,7 +53,7 @@ func openShard(ctx context.Context, cfg config.Config, opts Options, base export
 	if !opts.PartitionDate.IsZero() {
 		day = opts.PartitionDate
 	}
-	claim, err := claimRun(ctx, t.lake, cfg, t.shard, day)
+	claim, err := claimRun(ctx, t.lake, cfg, t.shard, day, startedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (t *shardTarget) publish(ctx context.Context, x *exporter, r *verdict.RunRe
 	}
 	r.Export = verdict.Export{Staged: true, Path: t.lake.where(runPath), Files: files, Rows: int(manifest.Rows),
 		Reason: fmt.Sprintf("staged for the commit of run %s (databrew-stage commit --run-id %s --shards %d)", t.shard.RunID, t.shard.RunID, t.shard.Count)}
-	t.staged = &shardManifest{Staged: true, Dir: dir, Format: manifest.Format, Rows: manifest.Rows, Changes: manifest.Changes,
+	t.staged = &shardManifest{Staged: true, Format: manifest.Format, Rows: manifest.Rows, Changes: manifest.Changes,
 		Files: manifest.Files, Uploads: pub.Uploads, Schema: manifest.Schema}
 	return nil
 }

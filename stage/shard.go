@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -79,52 +80,81 @@ var ErrAbandoned = errors.New("logical run abandoned")
 // shardFolderPattern matches the state folders of shards.
 var shardFolderPattern = regexp.MustCompile(`^shard-([0-9]+)-of-([0-9]+)$`)
 
+// shardState is a shard's state folder found in a storage path.
+type shardState struct {
+	name         string
+	index, count int
+}
+
+// shardStatesIn lists the shard state folders (shard-I-of-N) in a storage
+// path, in order of count and index; none for a whole-config storage or
+// one not made yet.
+func shardStatesIn(storage string) ([]shardState, error) {
+	entries, err := os.ReadDir(storage)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read storage %s: %w", storage, err)
+	}
+	var found []shardState
+	for _, e := range entries {
+		m := shardFolderPattern.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() {
+			continue
+		}
+		f := shardState{name: e.Name()}
+		f.index, _ = strconv.Atoi(m[1])
+		f.count, _ = strconv.Atoi(m[2])
+		found = append(found, f)
+	}
+	slices.SortFunc(found, func(a, b shardState) int {
+		if a.count != b.count {
+			return a.count - b.count
+		}
+		return a.index - b.index
+	})
+	return found, nil
+}
+
 // shardStorage checks the storage path against the shard s (nil: the
 // whole config) and returns the folder the run keeps its state in: a
 // sharded run's own folder under it. States of another shard count, or a
 // whole-config state beside shard states, refuse the run.
 func shardStorage(cfg config.Config, s *Shard) (string, error) {
-	entries, err := os.ReadDir(cfg.Storage)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read storage %s: %w", cfg.Storage, err)
+	folders, err := shardStatesIn(cfg.Storage)
+	if err != nil {
+		return "", err
 	}
-	counts := map[string]bool{}
-	for _, e := range entries {
-		if m := shardFolderPattern.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
-			counts[m[2]] = true
+	var counts, others []string // the shard counts found; those not s's
+	for _, f := range folders {
+		c := strconv.Itoa(f.count)
+		if !slices.Contains(counts, c) {
+			counts = append(counts, c)
+			if s == nil || f.count != s.Count {
+				others = append(others, c)
+			}
 		}
 	}
-	whole := sink.Exists(filepath.Join(cfg.Storage, state.FileName))
 	if s == nil {
 		if len(counts) > 0 {
 			return "", fmt.Errorf("%w: storage %s holds the states of shards (%s): run this config with --shard I/N, "+
-				"or see \"Changing the shard count\" in the README", ErrShardCount, cfg.Storage, countList(counts))
+				"or see \"Changing the shard count\" in the README", ErrShardCount, cfg.Storage, strings.Join(counts, ", "))
 		}
 		return cfg.Storage, nil
 	}
-	n := fmt.Sprint(s.Count)
-	delete(counts, n)
 	switch {
-	case len(counts) > 0:
+	case len(others) > 0:
 		return "", fmt.Errorf("%w: storage %s holds the states of %s shards; this is shard %d of %d. A new count moves most items "+
 			"to another shard, and each would be exported again: commit the last run of the old count, move its shard-*-of-* "+
 			"folders aside, and run the new shards once with --reset-state (see \"Changing the shard count\" in the README)",
-			ErrShardCount, cfg.Storage, countList(counts), s.Index, s.Count)
-	case whole:
+			ErrShardCount, cfg.Storage, strings.Join(others, ", "), s.Index, s.Count)
+	case sink.Exists(filepath.Join(cfg.Storage, state.FileName)):
 		return "", fmt.Errorf("%w: storage %s holds the state of the whole config (state.db); this is shard %d of %d: "+
 			"move state.db aside and run the shards once with --reset-state (see \"Changing the shard count\" in the README)",
 			ErrShardCount, cfg.Storage, s.Index, s.Count)
 	}
 	return ShardStorage(cfg.Storage, *s), nil
-}
-
-func countList(counts map[string]bool) string {
-	var l []string
-	for c := range counts {
-		l = append(l, c)
-	}
-	slices.Sort(l)
-	return strings.Join(l, ", ")
 }
 
 // runClaim is a logical run's _run.json: the first shard to start writes
@@ -195,7 +225,6 @@ type shardManifest struct {
 	Attempt string            `json:"attempt"`
 	Verdict json.RawMessage   `json:"verdict"`
 	Staged  bool              `json:"staged"`
-	Dir     string            `json:"dir,omitempty"`
 	Format  sink.Format       `json:"format,omitempty"`
 	Rows    int64             `json:"rows"`
 	Changes sink.Changes      `json:"changes"`
@@ -218,11 +247,11 @@ func readClaim(ctx context.Context, lake shardLake, runID string) (runClaim, err
 	return c, nil
 }
 
-// claimRun writes the logical run's claim unless a shard did first, and
-// returns the claim that stands, after checking it agrees with this
-// shard.
-func claimRun(ctx context.Context, lake shardLake, cfg config.Config, s Shard, day time.Time) (runClaim, error) {
-	want := runClaim{Config: cfg.Name, RunID: s.RunID, Shards: s.Count, PartitionDate: day.UTC().Format(time.DateOnly), CreatedAt: day.UTC()}
+// claimRun writes the logical run's claim, at now, for the partition
+// day, unless a shard did first, and returns the claim that stands,
+// after checking it agrees with this shard.
+func claimRun(ctx context.Context, lake shardLake, cfg config.Config, s Shard, day, now time.Time) (runClaim, error) {
+	want := runClaim{Config: cfg.Name, RunID: s.RunID, Shards: s.Count, PartitionDate: day.UTC().Format(time.DateOnly), CreatedAt: now.UTC()}
 	b, err := json.MarshalIndent(want, "", "  ")
 	if err != nil {
 		return want, err
@@ -278,40 +307,12 @@ func decide(ctx context.Context, lake shardLake, runID string, d decision) (deci
 // ShardStates lists the shard state folders (shard-I-of-N) in a storage
 // path, in order of count and index; none for a whole-config storage.
 func ShardStates(storage string) ([]string, error) {
-	entries, err := os.ReadDir(storage)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read storage %s: %w", storage, err)
-	}
-	type folder struct {
-		name         string
-		index, count int
-	}
-	var found []folder
-	for _, e := range entries {
-		m := shardFolderPattern.FindStringSubmatch(e.Name())
-		if m == nil || !e.IsDir() {
-			continue
-		}
-		var f folder
-		f.name = e.Name()
-		_, _ = fmt.Sscan(m[1], &f.index)
-		_, _ = fmt.Sscan(m[2], &f.count)
-		found = append(found, f)
-	}
-	slices.SortFunc(found, func(a, b folder) int {
-		if a.count != b.count {
-			return a.count - b.count
-		}
-		return a.index - b.index
-	})
-	out := make([]string, len(found))
-	for i, f := range found {
+	folders, err := shardStatesIn(storage)
+	out := make([]string, len(folders))
+	for i, f := range folders {
 		out[i] = filepath.Join(storage, f.name)
 	}
-	return out, nil
+	return out, err
 }
 
 // ShardStorage is the state folder of a shard in a storage path.
