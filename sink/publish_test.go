@@ -130,3 +130,19 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatalf("temporary files left: %v", entries)
 	}
 }
+
+func TestCreateFileOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "_decision.json")
+	if created, err := CreateFileOnce(path, []byte("first")); err != nil || !created {
+		t.Fatalf("first: %v, %v", created, err)
+	}
+	if created, err := CreateFileOnce(path, []byte("second")); err != nil || created {
+		t.Fatalf("second: %v, %v; want not created", created, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "first" {
+		t.Fatalf("the file holds %q, want the first writer's", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp-*")); len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}

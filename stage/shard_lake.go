@@ -266,7 +266,7 @@ func (l folderLake) putControl(_ context.Context, runID, name string, data []byt
 }
 
 func (l folderLake) createControl(_ context.Context, runID, name string, data []byte) (bool, error) {
-	return createFileOnce(l.path(controlPath(runID, name)), data)
+	return sink.CreateFileOnce(l.path(controlPath(runID, name)), data)
 }
 
 func (l folderLake) deleteControl(_ context.Context, runID, name string) error {
@@ -381,7 +381,7 @@ func (l folderLake) readRunFile(_ context.Context, runPath, name string) ([]byte
 }
 
 func (l folderLake) putRunFile(_ context.Context, runPath, name string, data []byte) error {
-	_, err := createFileOnce(filepath.Join(l.path(runPath), name), data)
+	_, err := sink.CreateFileOnce(filepath.Join(l.path(runPath), name), data)
 	return err
 }
 
@@ -390,52 +390,3 @@ func (l folderLake) putVerdict(_ context.Context, data []byte) error {
 }
 
 func (l folderLake) sweep(context.Context, time.Time) (int, error) { return 0, nil }
-
-// createFileOnce creates path with data unless a file is there: the data
-// is written and synced under a temporary name first, then linked into
-// place, so the file appears whole or not at all and a second writer
-// finds the first one's (created is false).
-func createFileOnce(path string, data []byte) (created bool, err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-")
-	if err != nil {
-		return false, fmt.Errorf("create %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return false, nil
-		}
-		return false, fmt.Errorf("create %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return true, err
-	}
-	return true, nil
-}
-
-// syncDir makes a folder's entries durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
