@@ -109,11 +109,8 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if err != nil {
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
-	switch d.Decision {
-	case decideAbort:
-		return abandoned(ctx, lake, cfg, runID, at, d)
-	case decideCommit:
-		return decidedBefore(ctx, lake, claim, d, opts, log)
+	if d.Decision != "" {
+		return follow(ctx, lake, cfg, claim, d, at, opts, log)
 	}
 	shards, manifests, err := readShards(ctx, lake, cfg, runID, count, at)
 	if err != nil {
@@ -137,10 +134,8 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if reason, failed := withhold(cfg, r, shards); reason != "" {
 		// Another commit may have decided meanwhile (and, finishing it,
 		// moved what this one found staged): it stands.
-		if d, err := readDecision(ctx, lake, runID); err == nil && d.Decision == decideCommit {
-			return decidedBefore(ctx, lake, claim, d, opts, log)
-		} else if err == nil && d.Decision == decideAbort {
-			return abandoned(ctx, lake, cfg, runID, at, d)
+		if d, err := readDecision(ctx, lake, runID); err == nil && d.Decision != "" {
+			return follow(ctx, lake, cfg, claim, d, at, opts, log)
 		}
 		r.Export = verdict.Export{Files: []string{}, Reason: reason, Failed: failed}
 		return r, writeCommitVerdict(ctx, lake, r, true)
@@ -149,12 +144,12 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if err != nil {
 		return r, err
 	}
-	d, err = decide(ctx, lake, runID, decision{Decision: decideCommit, By: "commit", At: at, Shards: manifests, Verdict: vb})
-	if err != nil {
+	mine := decision{Decision: decideCommit, By: "commit", At: at, Shards: manifests, Verdict: vb}
+	if d, err = decide(ctx, lake, runID, mine); err != nil {
 		return r, err
 	}
-	if d.Decision == decideAbort {
-		return abandoned(ctx, lake, cfg, runID, at, d)
+	if d.Decision != decideCommit || !d.At.Equal(mine.At) || d.By != mine.By {
+		return follow(ctx, lake, cfg, claim, d, at, opts, log) // another process decided first
 	}
 	if opts.AfterCommitStep != nil {
 		if err := opts.AfterCommitStep(StepDecided); err != nil {
@@ -162,6 +157,15 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 		}
 	}
 	return finishAndRecord(ctx, lake, claim, d, opts, log)
+}
+
+// follow answers a commit that finds the run decided by another process:
+// given up (see abandoned), or committed (see decidedBefore).
+func follow(ctx context.Context, lake shardLake, cfg config.Config, claim runClaim, d decision, at time.Time, opts CommitOptions, log *slog.Logger) (verdict.RunReport, error) {
+	if d.Decision == decideAbort {
+		return abandoned(ctx, lake, cfg, claim.RunID, at, d)
+	}
+	return decidedBefore(ctx, lake, claim, d, opts, log)
 }
 
 // decidedBefore answers a commit of a run another commit decided: a run
@@ -199,11 +203,6 @@ func finishAndRecord(ctx context.Context, lake shardLake, claim runClaim, d deci
 	}
 	log.Info("committed", "run_id", claim.RunID, "rows", r.Export.Rows, "path", r.Export.Path)
 	return r, lake.putVerdict(ctx, b)
-}
-
-// finishCommit finishes a decided commit: see finishCommitSteps.
-func finishCommit(ctx context.Context, lake shardLake, claim runClaim, d decision) (verdict.RunReport, error) {
-	return finishCommitSteps(ctx, lake, claim, d, nil)
 }
 
 // finishCommitSteps makes a decided commit's parts visible, drops every

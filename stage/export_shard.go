@@ -167,7 +167,7 @@ func (t *shardTarget) settle(ctx context.Context, x *exporter, lake shardLake, p
 		}
 		if !done {
 			x.log.Warn("finishing the commit of an earlier run, decided but not completed", "run_id", p.Logical)
-			r, err := finishCommit(ctx, lake, claim, d)
+			r, err := finishCommitSteps(ctx, lake, claim, d, nil)
 			if err != nil {
 				return fmt.Errorf("run %s was decided commit but could not be completed (%w); if its parts are gone "+
 					"(a lifecycle rule aborted the uploads), the run cannot be completed: remove what of it is visible and start this shard over with --reset-state", p.Logical, err)
