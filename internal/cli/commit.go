@@ -94,17 +94,11 @@ func commitCmd(args []string, env Env) int {
 	if asJSON {
 		_, _ = env.Stdout.Write(line)
 	}
-	if verdictFile != "" {
-		if err := renameio.WriteFile(verdictFile, line, 0o644); err != nil {
-			fmt.Fprintf(env.Stderr, "databrew-stage commit: write --verdict-file: %v\n", err)
-			code = ExitFailed
-		}
-	}
-	if xcomFile != "" {
-		if err := writeXCom(xcomFile, []verdict.RunReport{r}); err != nil {
-			fmt.Fprintf(env.Stderr, "databrew-stage commit: write --xcom-file: %v\n", err)
-			code = ExitFailed
-		}
+	if !writeOutputs(env, "commit", []outputFile{
+		{"--verdict-file", verdictFile, func(p string) error { return renameio.WriteFile(p, line, 0o644) }},
+		{"--xcom-file", xcomFile, func(p string) error { return writeXCom(p, []verdict.RunReport{r}) }},
+	}) {
+		return ExitFailed
 	}
 	return code
 }

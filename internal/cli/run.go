@@ -177,26 +177,36 @@ func runCmd(args []string, env Env) int {
 	}
 	// Every output file is written, whatever became of the others: each
 	// one that cannot be written is named, and the run exits 1.
-	outputs := []struct {
-		flag, path string
-		write      func(path string) error
-	}{
+	if !writeOutputs(env, "run", []outputFile{
 		{"--verdict-file", f.verdictFile, func(p string) error { return renameio.WriteFile(p, lines.Bytes(), 0o644) }},
 		{"--xcom-file", f.xcomFile, func(p string) error { return writeXCom(p, reports) }},
 		{"--metrics-file", f.metricsFile, func(p string) error { return writeMetricsFile(p, reports) }},
+	}) {
+		return ExitFailed
 	}
+	return exitCode(reports, f.failWhen, f.exitUnproductive)
+}
+
+// outputFile is a file a command writes its verdicts to when its flag
+// names a path.
+type outputFile struct {
+	flag, path string
+	write      func(path string) error
+}
+
+// writeOutputs writes every output file whose flag was given, whatever
+// became of the others, names each that cannot be written, and reports
+// whether all were written.
+func writeOutputs(env Env, cmd string, outputs []outputFile) bool {
 	written := true
 	for _, o := range outputs {
 		if o.path == "" {
 			continue
 		}
 		if err := o.write(o.path); err != nil {
-			fmt.Fprintf(env.Stderr, "databrew-stage run: write %s: %v\n", o.flag, err)
+			fmt.Fprintf(env.Stderr, "databrew-stage %s: write %s: %v\n", cmd, o.flag, err)
 			written = false
 		}
 	}
-	if !written {
-		return ExitFailed
-	}
-	return exitCode(reports, f.failWhen, f.exitUnproductive)
+	return written
 }
