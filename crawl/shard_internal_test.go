@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"testing"
 )
@@ -28,5 +29,16 @@ func TestKeepOwnLeavesTheMemoWhole(t *testing.T) {
 	}
 	if len(c.links) == 0 || len(c.links) == len(before) {
 		t.Fatalf("kept %d of %d links", len(c.links), len(before))
+	}
+}
+
+// fnv1a is hash/fnv's FNV-1a: the shard a text goes to is fixed by it.
+func TestFNV1aIsHashFNV(t *testing.T) {
+	for _, text := range []string{"", "a", "https://shop.example/item/42", "ünïcode/ключ"} {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(text))
+		if got, want := fnv1a(text), h.Sum64(); got != want {
+			t.Errorf("fnv1a(%q) = %x, hash/fnv says %x", text, got, want)
+		}
 	}
 }
