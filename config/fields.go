@@ -16,10 +16,16 @@ import (
 
 // listing reads [listing].
 func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec {
-	ls := extract.ListingSpec{Format: extract.Format(r.Format), ItemLinks: r.ItemLinks, Items: r.Items}
+	ls := extract.ListingSpec{Format: extract.Format(r.Format), ItemLinks: r.ItemLinks, Items: r.Items, End: r.End}
 	ls.NextPage, ls.NextPageAttr = v.nextPage(r.NextPage)
 	if r.ItemLinks == "" && r.Items == "" && !fromSitemaps {
 		v.errorf("listing.item_links", "required unless listing.items or listing.sitemaps is set")
+	}
+	switch {
+	case r.End != "" && strings.TrimSpace(r.End) == "":
+		v.errorf("listing.end", "is empty: leave it out, or name what marks the page past the last one (\"p.no-results\")")
+	case r.End != "" && r.Pages == nil:
+		v.errorf("listing.end", "marks the end of a pages chain: it needs listing.pages")
 	}
 	return ls
 }

@@ -60,6 +60,7 @@ type rawListing struct {
 	Sitemaps     []string  `toml:"sitemaps"`
 	SitemapMatch string    `toml:"sitemap_match"`
 	Pages        *rawPages `toml:"pages"`
+	End          string    `toml:"end"`
 }
 
 type rawItem struct {

@@ -50,6 +50,7 @@ func (v *validator) config(raw rawConfig) *Config {
 	}
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Sources = v.sources(raw.Listing)
+	v.scope(cfg)
 	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)
 	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)

@@ -41,9 +41,14 @@ type Entry struct {
 	// Start marks a start URL of the traversal.
 	Start bool
 	// Paged marks a listing page of parameter pagination (?page=N): the
-	// next number follows it while it yields, and a 404 or an empty page
-	// ends the chain without a gap.
+	// next number follows it while it yields; a page that shows it is the
+	// end, answers 400, 404, 410 or 416, repeats the page before it or
+	// redirects back into the chain ends the chain (see chain.go).
 	Paged bool
+	// Prev is, for a page of a pages chain after the first, the digest of
+	// what the page before it yielded (see yieldDigest): a page that
+	// yields the same ends the chain.
+	Prev string
 	// Card is the digest of the card around an item link on the listing
 	// page that yielded it (see Link.Card); the queue and page memos keep
 	// it.
@@ -90,6 +95,16 @@ type PageMemo struct {
 	Interval time.Duration
 	Due      time.Time
 	Card     string
+	// Chain, for a page of a pages chain, says what the page yielded when
+	// it was last read, so that a page that yields nothing now can be told
+	// apart from the end of the chain; nil when the memo does not say.
+	Chain *ChainMark
+}
+
+// ChainMark is what a page of a pages chain held when it was last read.
+type ChainMark struct {
+	// Held counts the items and item links the page yielded.
+	Held int
 }
 
 // ItemRef names a stored item: its key, the URL it was read at (the
@@ -170,6 +185,10 @@ type Committed struct {
 	// their key; FirstDuplicate is the first of them.
 	DuplicateKeys  int
 	FirstDuplicate *DuplicateKey
+	// Moved counts the keys that moved to the page that yielded them
+	// because the traversal did not link the page holding them (see
+	// Store.Finish); each is counted changed or unchanged too.
+	Moved int
 }
 
 // DuplicateKey is an item key a second page yielded.
@@ -190,7 +209,7 @@ func (c *Committed) Duplicate(key, heldBy, alsoAt string) {
 // Add sums two counts, keeping the first duplicate.
 func (c Committed) Add(o Committed) Committed {
 	sum := Committed{New: c.New + o.New, Changed: c.Changed + o.Changed, Unchanged: c.Unchanged + o.Unchanged, Skipped: c.Skipped + o.Skipped,
-		DuplicateKeys: c.DuplicateKeys + o.DuplicateKeys, FirstDuplicate: c.FirstDuplicate}
+		DuplicateKeys: c.DuplicateKeys + o.DuplicateKeys, FirstDuplicate: c.FirstDuplicate, Moved: c.Moved + o.Moved}
 	if sum.FirstDuplicate == nil {
 		sum.FirstDuplicate = o.FirstDuplicate
 	}

@@ -14,6 +14,7 @@ type judgment struct {
 	class      verdict.Class
 	reason     string
 	gone       bool          // 404 or 410: the site says the URL is gone
+	endsChain  bool          // 400, 404, 410 or 416: past the end of a pages chain
 	unusable   bool          // a page its reader could not use: a coverage gap
 	retryAfter time.Duration // the site asked to wait this long
 	blocked    string        // the run must stop as blocked
@@ -61,7 +62,8 @@ func (e *Engine) judge(resp *Response, err error, conditional bool) judgment {
 	case s == http.StatusForbidden, s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500:
 		return judgment{class: verdict.ClassFailure, reason: fmt.Sprintf("HTTP %d", s), retryAfter: resp.retryAfter(e.d.Clock.Now())}
 	default:
-		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d", s), gone: s == http.StatusNotFound || s == http.StatusGone}
+		return judgment{class: verdict.ClassNeutral, reason: fmt.Sprintf("HTTP %d", s), gone: s == http.StatusNotFound || s == http.StatusGone,
+			endsChain: endsChain(s)}
 	}
 }
 
@@ -69,8 +71,8 @@ func (e *Engine) judge(resp *Response, err error, conditional bool) judgment {
 // traversal saw of the site, so that items it did not see cannot be judged
 // removed: every page that yields nothing usable does, whatever its status,
 // except an item page the site says is gone (404, 410) — the one answer
-// that is evidence of a removal — and a gone page that ends parameter
-// pagination.
+// that is evidence of a removal — and a page after the first of a pages
+// chain answering 400, 404, 410 or 416, the end of the chain.
 func leavesGap(e Entry, j judgment) bool {
-	return j.class == verdict.ClassNeutral && !(e.Kind == KindItem && j.gone) && !(endOfPages(e) && j.gone)
+	return j.class == verdict.ClassNeutral && !(e.Kind == KindItem && j.gone) && !(endOfPages(e) && j.endsChain)
 }

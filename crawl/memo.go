@@ -74,7 +74,9 @@ func (r *run) replay(q Queued, m *PageMemo, c *completion) {
 // without a gap, or under a revisit policy whatever the headers; otherwise
 // nothing (had says a memo exists to remove). A 304 keeps the memo as it
 // is, rescheduled under a revisit policy; a failure leaves it to the
-// store.
+// store. A page of a pages chain that was read always leaves a memo of
+// what it held (see followChain), without validators when it may not be
+// replayed.
 func (r *run) remember(c *completion, resp *Response, old *PageMemo, had bool) {
 	revisit := r.e.s.Revisit != nil && c.q.Kind == KindItem
 	switch {
@@ -89,22 +91,32 @@ func (r *run) remember(c *completion, resp *Response, old *PageMemo, had bool) {
 		}
 		return
 	case resp == nil || c.class != verdict.ClassOK || c.gap || len(c.pageGaps) > 0 || c.unusableItems > 0:
-		c.forgetMemo = had
+		r.rememberChain(c, had)
 		return
 	}
 	etag, lastModified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	if etag == "" && lastModified == "" && r.e.s.Revisit == nil {
-		c.forgetMemo = had
+		r.rememberChain(c, had)
 		return
 	}
 	items := make([]ItemRef, len(c.items))
 	for i, it := range c.items {
 		items[i] = ItemRef{Key: it.Key, URL: it.URL, Hash: it.Hash}
 	}
-	m := &PageMemo{Tag: r.e.s.MemoTag, ETag: etag, LastModified: lastModified, Links: c.links, Items: items}
+	m := &PageMemo{Tag: r.e.s.MemoTag, ETag: etag, LastModified: lastModified, Links: c.links, Items: items, Chain: c.chain}
 	if revisit {
 		r.reschedule(m, old, old != nil && itemsChanged(old.Items, items))
 		m.Card = c.q.Card
 	}
 	c.memo = m
+}
+
+// rememberChain keeps a memo of what a chain page held and nothing else,
+// so no request is made conditional on it; a page of no chain keeps none.
+func (r *run) rememberChain(c *completion, had bool) {
+	if c.chain == nil {
+		c.forgetMemo = had
+		return
+	}
+	c.memo = &PageMemo{Tag: r.e.s.MemoTag, Chain: c.chain}
 }

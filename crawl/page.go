@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/databrew/databrew-stage/extract"
@@ -47,18 +45,21 @@ func (r *run) read(q Queued, resp *Response, j judgment) (Yield, judgment) {
 // yield takes what a usable page holds: its links and items, and the gaps
 // it leaves. A listing page that yields nothing, or a page that holds more
 // than its reader takes, is a coverage gap: the traversal did not see
-// everything it lists; an item page that yields no item is one too.
+// everything it lists; an item page that yields no item is one too, and a
+// page of a pages chain follows the chain's rules (see followChain).
 // Listings, sitemaps and robots.txt files are what the outcome rules call
 // listing pages.
-func (r *run) yield(q Queued, y Yield, c *completion) {
+func (r *run) yield(q Queued, y Yield, memo *PageMemo, c *completion) {
 	now := r.e.d.Clock.Now().UTC()
 	c.links = make([]Entry, 0, len(y.Links))
 	itemLinks := 0
+	var outside outOfScope
 	for _, l := range y.Links {
-		if r.appendLink(c, l) && l.Kind == KindItem {
+		if r.appendLink(c, l, &outside) && l.Kind == KindItem {
 			itemLinks++
 		}
 	}
+	c.pageGaps = append(c.pageGaps, outside.gaps(q, r.e.s.AllowedDomains)...)
 	stored := 0
 	for _, it := range y.Items {
 		if len(it.Key) > MaxKeyBytes {
@@ -87,62 +88,26 @@ func (r *run) yield(q Queued, y Yield, c *completion) {
 	}
 	c.fetchedStart = q.Start
 	c.yielded = itemLinks > 0 || stored > 0
-	holdsItems := itemLinks > 0 || len(y.Items) > 0 || len(y.Unusable) > 0
-	if q.Paged && holdsItems {
-		// Parameter pagination goes on while pages hold items.
-		if next, ok := NextPageNumber(q.URL, r.e.s.PageParam); ok {
-			c.links = append(c.links, Entry{URL: next, Kind: KindListing, Paged: true})
-		}
+	held := itemLinks + len(y.Items) + len(y.Unusable)
+	if q.Paged && r.followChain(q, y, memo, held, c) {
+		return
 	}
 	switch {
 	case y.Truncated != "":
 		c.gap, c.reason = true, y.Truncated
-	case q.Kind == KindListing && len(c.links) == 0 && !holdsItems && !endOfPages(q.Entry):
-		// (A sitemap read whole is not a gap though none of its URLs
-		// matched: those are not item pages. Nor is the empty page that
-		// ends parameter pagination.)
+	case q.Kind == KindListing && len(c.links) == 0 && held == 0:
 		c.gap, c.reason = true, "listing page yielded no item, item link or next page"
 	}
 }
 
-// endOfPages reports whether a listing page that yields nothing, or is
-// gone, is the end of parameter pagination rather than a hole: a paged
-// page after the first.
-func endOfPages(e Entry) bool { return e.Paged && !e.Start }
-
-// NextPageNumber is the URL of the page after raw in parameter pagination:
-// the same URL with param one higher (from 0 when raw lacks it).
-func NextPageNumber(raw, param string) (string, bool) {
-	u, err := url.Parse(raw)
-	if err != nil || param == "" {
-		return "", false
-	}
-	q := u.Query()
-	n := 0
-	if v := q.Get(param); v != "" {
-		if n, err = strconv.Atoi(v); err != nil {
-			return "", false
-		}
-	}
-	return SetPageNumber(u, param, n+1), true
-}
-
-// SetPageNumber is u with param set to n.
-func SetPageNumber(u *url.URL, param string, n int) string {
-	v := *u
-	q := v.Query()
-	q.Set(param, strconv.Itoa(n))
-	v.RawQuery = q.Encode()
-	return v.String()
-}
-
 // appendLink adds a link the page yielded when it is in scope and reports
 // whether it did; a link longer than MaxURLBytes is a coverage gap
-// instead.
-func (r *run) appendLink(c *completion, l Link) bool {
+// instead, and one out of scope goes to outside.
+func (r *run) appendLink(c *completion, l Link, outside *outOfScope) bool {
 	norm, u, ok := Normalize(l.URL)
 	switch {
 	case !ok || !r.e.scope.Allows(u):
+		outside.add(l, ok)
 		return false
 	case len(norm) > MaxURLBytes:
 		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(norm), Reason: tooLong(l.Kind.String()+" link", len(norm), MaxURLBytes)})

@@ -54,7 +54,35 @@ type Yield struct {
 	// nothing: a run warns of a selector that yielded nothing on every
 	// listing page it read.
 	Notes []extract.Note
+	// End says whether a listing page that yields nothing shows that it
+	// is the end of a pages chain (see Ending).
+	End Ending
+	// NotEnd says, when End is EndNotShown, why the page does not show it
+	// is an end (what the items expression yielded instead of an empty
+	// array, say).
+	NotEnd string
 }
+
+// Ending is what a listing page says of itself as the possible end of a
+// pages chain, when it yields nothing.
+type Ending uint8
+
+// The endings.
+const (
+	// EndUnknown: the page cannot show it (an HTML page when the config
+	// names no end selector); the engine judges by what the page at that
+	// place of the chain held in the previous traversal.
+	EndUnknown Ending = iota
+	// EndShown: the page shows it is an end (a JSON listing whose items
+	// or item links are an empty array, an HTML page the end selector
+	// matches).
+	EndShown
+	// EndNotShown: the page could have shown it and did not (null, a
+	// missing member or a value of another shape where a JSON listing's
+	// array should be; an HTML page the end selector does not match): a
+	// page that yields nothing so is a coverage gap.
+	EndNotShown
+)
 
 // Link is a URL a page leads to.
 type Link struct {

@@ -55,6 +55,9 @@ type completion struct {
 	// memo replaces the store's memo of the page; forgetMemo removes it.
 	memo       *PageMemo
 	forgetMemo bool
+	// chain, for a page of a pages chain that was read, is what it held:
+	// its memo keeps it for the next traversal (see followChain).
+	chain *ChainMark
 	// Under a revisit policy, due are the links to queue (c.links less
 	// the item pages that are not due, which are in skips); nil without
 	// one.
@@ -187,7 +190,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		case j.notModified:
 			r.replay(q, memo, &c)
 		case j.class == verdict.ClassOK:
-			r.yield(q, y, &c)
+			r.yield(q, y, memo, &c)
 		}
 		if r.e.s.Revisit != nil && c.class == verdict.ClassOK && q.Kind != KindItem {
 			r.sortDue(&c)

@@ -28,6 +28,7 @@ type Extractor struct {
 	nextAttr  string // the attribute holding a next page's URL
 	items     cascadia.Selector
 	card      cascadia.Selector // [revisit] card around an item link
+	end       cascadia.Selector // the end of a pages chain
 
 	// A JSON listing; each nil when unset.
 	itemLinksJSON *jsonExpr
@@ -127,12 +128,16 @@ func (x *Extractor) compileListing(ls ListingSpec, bad func(string, string, erro
 		if ls.NextPageAttr != "" {
 			bad("listing.next_page", "attr", errors.New("only for an html listing: a json listing's next_page is an expression giving the URL"))
 		}
+		if ls.End != "" {
+			bad("listing", "end", errors.New("only for an html listing: a json pages chain ends on a page whose items are an empty array"))
+		}
 		return
 	}
 	x.itemLinks = compileOptional(ls.ItemLinks, "item_links", bad)
 	x.nextPage = compileOptional(ls.NextPage, "next_page", bad)
 	x.items = compileOptional(ls.Items, "items", bad)
 	x.card = compileOptional(ls.Card, "card", bad)
+	x.end = compileOptional(ls.End, "end", bad)
 	if x.itemLinks != nil {
 		x.firstLink = goquery.SingleMatcher(x.itemLinks)
 	}

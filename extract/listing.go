@@ -28,6 +28,14 @@ type Listing struct {
 	// Dropped counts the distinct links and the cards past
 	// ListingSpec.MaxLinks that the page held but did not yield.
 	Dropped int
+	// End, for a page that yields no item and no item link, says it shows
+	// the end of a pages chain: the ListingSpec.End selector matches it
+	// (HTML), or its items (else item_links) expression yields an empty
+	// array (JSON). NotEnd says what it shows instead when it could show
+	// it and does not; both are empty when it cannot show it (an HTML
+	// listing without an End selector).
+	End    bool
+	NotEnd string
 	// Notes say what a listing selector matched but could not use, such
 	// as a next_page matching elements without an href, or that it found
 	// nothing.
@@ -95,6 +103,7 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 		l.Dropped += set.dropped
 		l.noteUnusable("next_page", x.spec.Listing.NextPage, x.nextAttr, len(nodes), len(set.list)+set.dropped)
 	}
+	x.htmlEnding(root, &l)
 	return l
 }
 
@@ -257,4 +266,18 @@ func (x *Extractor) cardDigest(n *html.Node) string {
 		}
 	}
 	return ""
+}
+
+// empty reports whether the page yielded no item, card and item link.
+func (l *Listing) empty() bool { return len(l.Items)+len(l.Unusable)+len(l.ItemLinks) == 0 }
+
+// htmlEnding says whether an HTML listing page that yields nothing matches
+// the End selector.
+func (x *Extractor) htmlEnding(root *goquery.Selection, l *Listing) {
+	if x.end == nil || !l.empty() {
+		return
+	}
+	if l.End = len(root.FindMatcher(x.end).Nodes) > 0; !l.End {
+		l.NotEnd = fmt.Sprintf("end %q matches nothing on it", x.spec.Listing.End)
+	}
 }

@@ -33,7 +33,34 @@ func (x *Extractor) ListingJSON(doc any, pageURL *url.URL) Listing {
 		l.NextPages, dropped, _ = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
 		l.Dropped += dropped
 	}
+	x.jsonEnding(r, doc, &l)
 	return l
+}
+
+// jsonEnding says whether a JSON listing page that yields nothing shows
+// the end of a pages chain: its items (else item_links) expression yields
+// an empty array. null, a missing member or a value of another shape (an
+// error object under a 200) does not: such a page may have failed.
+func (x *Extractor) jsonEnding(r *reader, doc any, l *Listing) {
+	e, key, src := x.itemsJSON, "items", x.spec.Listing.Items
+	if e == nil {
+		e, key, src = x.itemLinksJSON, "item_links", x.spec.Listing.ItemLinks
+	}
+	if e == nil || !l.empty() {
+		return
+	}
+	res, err := e.search(doc, &r.floats)
+	arr, isArray := res.([]any)
+	switch {
+	case err != nil:
+		l.NotEnd = fmt.Sprintf("%s %q fails on it: %v", key, src, err)
+	case isArray && len(arr) == 0:
+		l.End = true
+	case isArray:
+		l.NotEnd = fmt.Sprintf("%s %q yields an array of %d values, none of them usable", key, src, len(arr))
+	default:
+		l.NotEnd = fmt.Sprintf("%s %q yields %s, not an empty array", key, src, jsonKind(res))
+	}
 }
 
 // jsonLinks returns the URLs e gives on doc, absolute and de-duplicated,

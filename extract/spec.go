@@ -135,6 +135,11 @@ type ListingSpec struct {
 	// yields a digest of its HTML with the link, so a change in what the
 	// card shows (a price, a stock badge) is seen without the item page.
 	Card string
+	// End, when set, selects what marks an HTML listing page as the end
+	// of a pages chain (a "no results" notice): a page that yields nothing
+	// and matches it is the end, one that does not match is a coverage
+	// gap (HTML only).
+	End string
 	// MaxLinks bounds what one listing page yields: at most MaxLinks item
 	// links, MaxLinks cards and MaxLinks next-page links, the first in
 	// document order; the rest are counted in Listing.Dropped. 0 means no

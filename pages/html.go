@@ -105,6 +105,12 @@ func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
 		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})
 	}
 	y.Unusable = gaps(ls.Unusable)
+	switch {
+	case ls.End:
+		y.End = crawl.EndShown
+	case ls.NotEnd != "":
+		y.End, y.NotEnd = crawl.EndNotShown, ls.NotEnd
+	}
 	if ls.Dropped > 0 {
 		y.Truncated = fmt.Sprintf("listing page holds %d more links or cards than max_links_per_page (%d): they were not followed", ls.Dropped, maxLinks)
 	}

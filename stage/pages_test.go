@@ -62,8 +62,14 @@ func TestPages_FollowsThePageParameterToAnEmptyPageOrA404(t *testing.T) {
 			cfg := f.configOf(pagedExtraction, nil, "\n[export]\ntombstones = true\n", f.srv.URL+"/search")
 			rep := f.run(cfg, Options{})
 			expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
-			// Pages 1-4 hold the 35 items; page 5 ends the chain.
-			if rep.Items.New != 35 || rep.Requests.Total != 5+35 || rep.CoverageGaps != 0 || rep.Traversal.Gaps != 0 {
+			// Pages 1-4 hold the 35 items; page 5 ends the chain. An
+			// empty page 5 is a gap in the first traversal, which cannot
+			// tell it from a page that failed (see chains_test.go).
+			wantGaps := 0
+			if !endsWith404 {
+				wantGaps = 1
+			}
+			if rep.Items.New != 35 || rep.Requests.Total != 5+35 || rep.CoverageGaps != wantGaps {
 				t.Fatalf("items %+v, requests %d, gaps %+v", rep.Items, rep.Requests.Total, rep.Gaps)
 			}
 			assertItemsMatchSite(t, f, 35)

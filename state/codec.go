@@ -18,12 +18,15 @@ const (
 	flagStart = 1 << iota
 	flagPaged
 	flagCard
+	flagPrev
 )
 
-// encodeEntry lays an entry out as kind, flags, URL, and with flagCard a
-// zero byte and the card digest (a normalised URL holds no zero byte).
+// encodeEntry lays an entry out as kind, flags, URL, then with flagCard a
+// zero byte and the card digest, and with flagPrev a zero byte and the
+// digest of the chain's page before it (a normalised URL and a digest
+// hold no zero byte).
 func encodeEntry(e crawl.Entry) []byte {
-	b := make([]byte, 2, 3+len(e.URL)+len(e.Card))
+	b := make([]byte, 2, 4+len(e.URL)+len(e.Card)+len(e.Prev))
 	b[0] = byte(e.Kind)
 	if e.Start {
 		b[1] |= flagStart
@@ -37,6 +40,11 @@ func encodeEntry(e crawl.Entry) []byte {
 		b = append(b, 0)
 		b = append(b, e.Card...)
 	}
+	if e.Prev != "" {
+		b[1] |= flagPrev
+		b = append(b, 0)
+		b = append(b, e.Prev...)
+	}
 	return b
 }
 
@@ -45,12 +53,18 @@ func decodeEntry(v []byte) (crawl.Entry, error) {
 		return crawl.Entry{}, fmt.Errorf("queue entry of %d bytes is too short", len(v))
 	}
 	e := crawl.Entry{Kind: crawl.Kind(v[0]), Start: v[1]&flagStart != 0, Paged: v[1]&flagPaged != 0, URL: string(v[2:])}
-	if v[1]&flagCard != 0 {
-		url, card, ok := strings.Cut(e.URL, "\x00")
-		if !ok {
-			return crawl.Entry{}, errors.New("queue entry flags a card it does not hold")
+	for _, f := range [...]struct {
+		flag byte
+		to   *string
+	}{{flagPrev, &e.Prev}, {flagCard, &e.Card}} { // from the end
+		if v[1]&f.flag == 0 {
+			continue
 		}
-		e.URL, e.Card = url, card
+		i := strings.LastIndexByte(e.URL, 0)
+		if i < 0 {
+			return crawl.Entry{}, errors.New("queue entry flags a field it does not hold")
+		}
+		e.URL, *f.to = e.URL[:i], e.URL[i+1:]
 	}
 	return e, nil
 }

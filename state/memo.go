@@ -78,7 +78,9 @@ type storedMemo struct {
 // the URL, the tag, the ETag, the Last-Modified date; the links, each an
 // encoded entry and its card; the items, each a key, URL and hash; each
 // list after its length; then the interval in nanoseconds and the due time
-// in Unix nanoseconds (0 for none), as varints, and the card.
+// in Unix nanoseconds (0 for none), as varints, and the card; then, for a
+// chain page, what it held plus one as a varint (a memo that ends before
+// it has no chain mark).
 func encodeMemo(url string, m *crawl.PageMemo) []byte {
 	n := 1 + 9*binary.MaxVarintLen64 + len(url) + len(m.Tag) + len(m.ETag) + len(m.LastModified) + len(m.Card)
 	for _, l := range m.Links {
@@ -111,7 +113,11 @@ func encodeMemo(url string, m *crawl.PageMemo) []byte {
 		due = m.Due.UnixNano()
 	}
 	b = binary.AppendVarint(b, due)
-	return appendString(b, m.Card)
+	b = appendString(b, m.Card)
+	if m.Chain != nil {
+		b = binary.AppendUvarint(b, uint64(max(m.Chain.Held, 0))+1)
+	}
+	return b
 }
 
 func appendString(b []byte, s string) []byte {
@@ -148,6 +154,13 @@ func decodeMemo(v []byte) (storedMemo, error) {
 	}
 	m.Card = r.string()
 	if r.err == nil && len(r.b) > 0 {
+		if held := r.uvarint(); held > 0 {
+			m.Chain = &crawl.ChainMark{Held: int(held - 1)}
+		} else if r.err == nil {
+			r.err = errors.New("page memo has a zero byte after its end")
+		}
+	}
+	if r.err == nil && len(r.b) > 0 {
 		r.err = fmt.Errorf("page memo has %d bytes after its end", len(r.b))
 	}
 	return m, r.err
@@ -165,6 +178,19 @@ func (r *memoReader) count() uint64 {
 	}
 	n, k := binary.Uvarint(r.b)
 	if k <= 0 || n > uint64(len(r.b)) { // every element takes a byte at least
+		r.err = errShortMemo
+		return 0
+	}
+	r.b = r.b[k:]
+	return n
+}
+
+func (r *memoReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	n, k := binary.Uvarint(r.b)
+	if k <= 0 {
 		r.err = errShortMemo
 		return 0
 	}

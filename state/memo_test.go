@@ -26,6 +26,17 @@ func TestMemoCodec(t *testing.T) {
 	if _, err := decodeMemo(append(b, 0)); err == nil {
 		t.Fatal("a memo with a byte after its end decoded")
 	}
+	// A chain page's memo says what it held, zero included.
+	for _, held := range []int{0, 1, 300} {
+		m.Chain = &crawl.ChainMark{Held: held}
+		b = encodeMemo("http://a.test/", m)
+		if got, err := decodeMemo(b); err != nil || !reflect.DeepEqual(&got.PageMemo, m) {
+			t.Fatalf("decode = %+v, %v; want %+v", got, err, m)
+		}
+		if _, err := decodeMemo(append(b, 0)); err == nil {
+			t.Fatal("a chain memo with a byte after its end decoded")
+		}
+	}
 }
 
 // A repair keeps no page memo: an item whose pending version was lost

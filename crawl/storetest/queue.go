@@ -126,6 +126,9 @@ func queueKeepsEntries(f *fixture) {
 		listing("http://shop.test/caf%C3%A9?page=2&q=%E2%82%AC"),
 		{URL: "http://shop.test/list/3", Kind: crawl.KindListing, Start: true},
 		{URL: "http://shop.test/search?page=4", Kind: crawl.KindListing, Paged: true},
+		{URL: "http://shop.test/search?page=5", Kind: crawl.KindListing, Paged: true, Prev: "3f2a9c0d11e4b7a8c2d1e0f9"},
+		{URL: "http://shop.test/item/card", Kind: crawl.KindItem, Card: "c0ffee"},
+		{URL: "http://shop.test/item/card?page=6", Kind: crawl.KindListing, Paged: true, Card: "c1", Prev: "p1"},
 		{URL: "http://shop.test/sitemap.xml.gz", Kind: crawl.KindSitemap, Start: true},
 		{URL: "http://shop.test/robots.txt", Kind: crawl.KindRobots, Start: true},
 	}

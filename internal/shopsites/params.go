@@ -148,6 +148,7 @@ func (s *paramsShop) config(base string) string {
 [listing]
 item_links = "ol.results a.result__link"
 pages      = { param = "page", start = 1 }
+end        = "div.no-results"
 
 [item]
 key = "code"
