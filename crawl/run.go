@@ -73,6 +73,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		notes:  newNotices(len(e.s.Fields)),
 	}
 	r.traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
+	r.tally.committed(start.Moves)
 	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued,
 		"forgotten_urls", start.Forgotten)
 
@@ -86,6 +87,11 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		r.storeErr = err
 		r.stop, r.detail = verdict.StopError, err.Error()
 	}
+	if fin.Moves.Moved > 0 {
+		e.log.Info(fmt.Sprintf("%d item keys moved to the pages that yield them now: the traversal did not link the pages that held them", fin.Moves.Moved),
+			"changed", fin.Moves.Changed, "unchanged", fin.Moves.Unchanged)
+	}
+	r.tally.committed(fin.Moves)
 	return r.result(fin), r.storeErr
 }
 

@@ -57,7 +57,16 @@ type Store interface {
 	// returns how many it moved and the next free sequence number.
 	RequeueFailed(nextSeq uint64) (moved int, next uint64, err error)
 	// Finish ends the run's crawl: it adds the coverage gaps the run left
-	// to the traversal's, and returns what is left for the next run.
+	// to the traversal's, and returns what is left for the next run. When
+	// the queue is empty (failed URLs aside) the traversal is complete,
+	// and a key moves when its page is gone: a key another page yielded
+	// in the traversal (a duplicate), whose holding page the traversal did
+	// not queue, moves to the first page of the traversal that yielded
+	// it, with what that page yielded — stored and counted as the page's
+	// own values would be, and in Moved (Finish.Moves). A key whose
+	// holder the traversal queued stays with it. A store decides the moves
+	// of a traversal it could not finish so (a crash) in the Begin that
+	// starts the next one, and counts them in Start.Moves.
 	Finish(gaps int) (Finish, error)
 	// Memo returns the store's memo of the page at url (see Done.Memo),
 	// nil when it has none. Workers call it concurrently with everything
@@ -83,6 +92,9 @@ type Start struct {
 	// because no traversal linked them for a while (a store may keep
 	// them all: then it is 0).
 	Forgotten int
+	// Moves counts the keys that moved when the previous traversal's
+	// moves were decided here (see Finish).
+	Moves Committed
 }
 
 // Finish is the state a run leaves behind.
@@ -94,4 +106,7 @@ type Finish struct {
 	Failed int
 	// TraversalGaps counts coverage gaps over all runs of the traversal.
 	TraversalGaps int
+	// Moves counts the keys that moved when the traversal completed (see
+	// Store.Finish).
+	Moves Committed
 }

@@ -110,8 +110,10 @@ func (t *tally) gaps() int { return len(t.failed) + t.unusable }
 // fill writes the counts into a result.
 func (t *tally) fill(res *Result) {
 	res.Requests = t.requests
+	// A key that moved is stored after all: the duplicates that proposed
+	// the moves are not counted as such.
 	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged,
-		Skipped: t.items.Skipped, DuplicateKeys: t.items.DuplicateKeys}
+		Skipped: t.items.Skipped, DuplicateKeys: max(t.items.DuplicateKeys-t.items.Moved, 0)}
 	res.CoverageGaps = t.gaps()
 	res.Gaps = append([]verdict.Gap{}, t.gapSamples...)
 	for _, g := range t.failed {

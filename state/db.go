@@ -29,7 +29,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 6
+const formatVersion = 7
 
 var (
 	bucketMeta     = []byte("meta")
@@ -65,7 +65,7 @@ var (
 
 // buckets lists every bucket of the format.
 var buckets = [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions,
-	bucketPublishing, bucketPublished, bucketPages}
+	bucketPublishing, bucketPublished, bucketPages, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
 // finds the file damaged returns an error that matches ErrCorrupt, and
@@ -173,11 +173,15 @@ func (db *DB) init() error {
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
-		case 5:
+		case 5, 6:
 			// Format 6 lets a seen mark carry the traversal that last
 			// skipped the page; a format 5 mark, the traversal alone,
-			// reads as one never skipped. Marked 6 so that an older binary
-			// refuses the file instead of misreading the marks.
+			// reads as one never skipped. Format 7 adds the proposed key
+			// moves, in a bucket of their own, a queue entry's digest of
+			// the page before it in a pages chain and a chain page's memo
+			// of what it held, each behind a flag or an end older records
+			// lack. Marked 7 so that an older binary refuses the file
+			// instead of misreading the records.
 			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)

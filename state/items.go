@@ -55,8 +55,11 @@ type Version struct {
 // item's record points at its pending version.
 type itemWriter struct {
 	items, versions, meta, seen, pages *bolt.Bucket
-	traversal                          uint64
-	publishedSeq                       uint64
+	// moves keeps the pages that yielded a key another page holds (see
+	// moves.go).
+	moves        *bolt.Bucket
+	traversal    uint64
+	publishedSeq uint64
 	// stagedSeq is the highest sequence number a publish in flight took
 	// (see stagedSeq).
 	stagedSeq uint64
@@ -67,7 +70,7 @@ func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
 	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
-		pages: tx.Bucket(bucketPages), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
+		pages: tx.Bucket(bucketPages), moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
 		stagedSeq: stagedSeq(tx)}
 }
 
@@ -131,8 +134,16 @@ func (w itemWriter) settle(rec *itemRecord) {
 
 // put stores one item version: a new key or a changed hash is stored and
 // becomes pending; an unchanged one only records that this traversal saw
-// it; one whose key another page holds is a duplicate (see holds).
+// it; one whose key another page holds is a duplicate (see holds), which
+// may move the key when the traversal completes (see propose).
 func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
+	return w.putVersion(v, nil, false, counts)
+}
+
+// putVersion stores v as put does; encoded, when set, is its values'
+// JSON already. A takeover stores it whichever page holds the key (see
+// settleMoves).
+func (w itemWriter) putVersion(v *crawl.ItemVersion, encoded json.RawMessage, takeover bool, counts *crawl.Committed) error {
 	hash, err := hashBytes(v.Hash)
 	if err != nil {
 		return fmt.Errorf("item %q: %w", v.Key, err)
@@ -149,8 +160,11 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 			return fmt.Errorf("item %q: %w", v.Key, err)
 		}
 		w.settle(&prev)
-		if !w.holds(v.Key, &prev, v.URL, hash) {
+		if !takeover && !w.holds(v.Key, &prev, v.URL, hash) {
 			counts.Duplicate(v.Key, prev.url, v.URL)
+			if err := w.propose(key, &prev, v); err != nil {
+				return err
+			}
 			if !w.challenges(&prev, v.URL) {
 				return nil
 			}
@@ -196,9 +210,11 @@ func (w itemWriter) put(v *crawl.ItemVersion, counts *crawl.Committed) error {
 	} else {
 		counts.New++
 	}
-	values, err := json.Marshal(v.Values)
-	if err != nil {
-		return fmt.Errorf("item %q: encode values: %w", v.Key, err)
+	values := encoded
+	if values == nil {
+		if values, err = json.Marshal(v.Values); err != nil {
+			return fmt.Errorf("item %q: encode values: %w", v.Key, err)
+		}
 	}
 	ver := Version{Key: v.Key, URL: v.URL, Hash: v.Hash, Change: change, FetchedAt: v.FetchedAt.UTC(), RunID: v.RunID, Values: values}
 	return w.putPending(key, &rec, &ver)

@@ -59,9 +59,10 @@ func TestDuplicateKeys_OnePageHoldsAKeyWhateverTheFetchOrder(t *testing.T) {
 			t.Fatalf("a later traversal: %+v; want a unchanged, b a duplicate", c)
 		}
 	}
-	// a stops yielding k; b's values are not taken while a may still come,
-	// and k is not removed: b yielded it.
+	// a is still linked but stops yielding k; b's values are not taken
+	// while a may still come, and k is not removed: b yielded it.
 	tr := traversal(t, db)
+	link(t, db, a)
 	if c = store(t, db, at(b, "k", 2)); c.DuplicateKeys != 1 || c.Changed != 0 {
 		t.Fatalf("traversal without a: %+v", c)
 	}
@@ -69,7 +70,9 @@ func TestDuplicateKeys_OnePageHoldsAKeyWhateverTheFetchOrder(t *testing.T) {
 		t.Fatalf("removed %d, %v: a key another page yielded is not removed", n, err)
 	}
 	// After a whole traversal without a, b takes k over: one change.
-	traversal(t, db)
+	if st, err := db.Begin(nil); err != nil || !st.NewTraversal || st.Moves.Moved != 0 {
+		t.Fatalf("begin = %+v, %v; want a new traversal and no move (a was linked)", st, err)
+	}
 	if c = store(t, db, at(b, "k", 2)); c.Changed != 1 || c.DuplicateKeys != 0 {
 		t.Fatalf("takeover: %+v, want one change", c)
 	}
@@ -165,26 +168,52 @@ func traversalStart(t *testing.T, db *DB) uint64 {
 }
 
 func TestDuplicateKeys_WithTwoOtherPagesTheKeyChangesHandsOnce(t *testing.T) {
-	const b, c = "http://h/b", "http://h/c"
+	const a, b, c = "http://h/a", "http://h/b", "http://h/c"
 	for name, order := range map[string]func(tr int) [2]string{
 		"b then c":    func(int) [2]string { return [2]string{b, c} },
 		"c then b":    func(int) [2]string { return [2]string{c, b} },
 		"alternating": func(tr int) [2]string { return [2][2]string{{b, c}, {c, b}}[tr%2] },
 	} {
-		db := open(t, t.TempDir())
-		traversal(t, db)
-		store(t, db, at("http://h/a", "k", 1))
-		// a never yields the key again; b and c do, each traversal.
-		values := map[string]int{b: 2, c: 3}
-		changes := 0
-		for tr := range 6 {
+		// a never yields the key again; b and c do, each traversal. Linked
+		// but yielding nothing, a loses the key after a traversal it
+		// missed; gone from the traversal, when the traversal completes.
+		for _, aLinked := range []bool{true, false} {
+			db := open(t, t.TempDir())
 			traversal(t, db)
-			pages := order(tr)
-			got := store(t, db, at(pages[0], "k", values[pages[0]]), at(pages[1], "k", values[pages[1]]))
-			changes += got.Changed
+			store(t, db, at(a, "k", 1))
+			values := map[string]int{b: 2, c: 3}
+			changes := 0
+			for tr := range 6 {
+				st, err := db.Begin(nil)
+				if err != nil || !st.NewTraversal {
+					t.Fatalf("begin = %+v, %v", st, err)
+				}
+				changes += st.Moves.Changed
+				if aLinked {
+					link(t, db, a)
+				}
+				pages := order(tr)
+				got := store(t, db, at(pages[0], "k", values[pages[0]]), at(pages[1], "k", values[pages[1]]))
+				changes += got.Changed
+			}
+			if holder := pendingOf(t, db, "k").URL; changes != 1 || holder == a {
+				t.Fatalf("%s, a linked %v: %d changes, the key held by %s; want it taken over once by b or c", name, aLinked, changes, holder)
+			}
 		}
-		if holder := pendingOf(t, db, "k").URL; changes != 1 || holder == "http://h/a" {
-			t.Fatalf("%s: %d changes, the key held by %s; want it taken over once by b or c", name, changes, holder)
-		}
+	}
+}
+
+// link queues item pages in the current traversal and finishes them,
+// yielding nothing.
+func link(t *testing.T, db *DB, urls ...string) {
+	t.Helper()
+	b := &crawl.Batch{}
+	for i, u := range urls {
+		q := crawl.Queued{Seq: uint64(5000 + i), Entry: entry(u, crawl.KindItem)}
+		b.Enqueue = append(b.Enqueue, q)
+		b.Done = append(b.Done, crawl.Done{Seq: q.Seq, Entry: q.Entry})
+	}
+	if _, err := db.Commit(b); err != nil {
+		t.Fatal(err)
 	}
 }

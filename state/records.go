@@ -90,6 +90,12 @@ func checkRecord(bucket string, k, v []byte) error {
 	case string(bucketPages):
 		_, err := decodeMemo(v)
 		return err
+	case string(bucketMoves):
+		if len(v) < 8 {
+			return fmt.Errorf("proposed move of %d bytes is too short", len(v))
+		}
+		_, err := decodeVersion(0, v[8:])
+		return err
 	}
 	return nil
 }

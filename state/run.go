@@ -16,7 +16,14 @@ import (
 // URLs that failed in the previous run are queued again either way.
 func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 	var st crawl.Start
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	// A traversal a crash ended before Finish could decide its moves
+	// decides them now, before the new one marks anything seen.
+	moves, err := db.settleMovesOfEndedTraversal()
+	if err != nil {
+		return crawl.Start{}, fmt.Errorf("begin run in %s: %w", db.dir, err)
+	}
+	st.Moves = moves
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(bucketMeta)
 		queue := tx.Bucket(bucketQueue)
 		seq := max(getUint(meta, keySeq), 1)
@@ -137,7 +144,31 @@ func (db *DB) Finish(gaps int) (crawl.Finish, error) {
 	if err != nil {
 		return crawl.Finish{}, fmt.Errorf("finish run in %s: %w", db.dir, err)
 	}
+	if f.Queued == f.Failed {
+		// The traversal is complete: its moves are decided.
+		if f.Moves, err = db.settleMoves(db.traversal); err != nil {
+			return crawl.Finish{}, fmt.Errorf("finish run in %s: %w", db.dir, err)
+		}
+	}
 	return f, nil
+}
+
+// settleMovesOfEndedTraversal decides the moves of the current traversal
+// when its queue is empty: it completed, but its last run did not get to
+// decide them.
+func (db *DB) settleMovesOfEndedTraversal() (crawl.Committed, error) {
+	var traversal uint64
+	var pending bool
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Bucket(bucketQueue).Cursor().First()
+		m, _ := tx.Bucket(bucketMoves).Cursor().First()
+		traversal, pending = getUint(tx.Bucket(bucketMeta), keyTraversal), k == nil && m != nil
+		return nil
+	})
+	if err != nil || !pending {
+		return crawl.Committed{}, err
+	}
+	return db.settleMoves(traversal)
 }
 
 // count counts a bucket's keys. Bucket.Stats would miss writes made earlier

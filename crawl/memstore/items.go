@@ -25,6 +25,7 @@ func (s *Store) put(v *crawl.ItemVersion, counts *crawl.Committed) {
 		counts.Duplicate(v.Key, it.url, v.URL)
 		if v.URL != it.url {
 			it.challenger, it.chTraversal = v.URL, s.traversal
+			s.propose(it, v)
 		}
 		return
 	case it.hash == v.Hash:
@@ -76,4 +77,44 @@ func (s *Store) skip(ref crawl.ItemRef, counts *crawl.Committed) {
 	if it, ok := s.items[ref.Key]; ok && it.url == ref.URL {
 		it.traversal = s.traversal
 	}
+}
+
+// move is a page that yielded a key another page held, with its hash.
+type move struct{ url, hash string }
+
+// propose notes the first page of the traversal that yields a key whose
+// holder the traversal did not queue (so far).
+func (s *Store) propose(it *item, v *crawl.ItemVersion) {
+	if _, linked := s.seen[it.url]; linked {
+		return
+	}
+	if _, ok := s.moves[v.Key]; !ok {
+		s.moves[v.Key] = move{url: v.URL, hash: v.Hash}
+	}
+}
+
+// settleMoves moves each proposed key whose holder the completed
+// traversal did not queue to the page that proposed it, and forgets the
+// proposals.
+func (s *Store) settleMoves() crawl.Committed {
+	var counts crawl.Committed
+	for key, m := range s.moves {
+		it, ok := s.items[key]
+		if !ok || it.url == m.url || it.traversal == s.traversal {
+			continue // the holder yielded the key in the traversal
+		}
+		if _, linked := s.seen[it.url]; linked {
+			continue
+		}
+		counts.Moved++
+		if it.hash == m.hash {
+			counts.Unchanged++
+		} else {
+			counts.Changed++
+		}
+		it.hash, it.url, it.traversal = m.hash, m.url, s.traversal
+		it.challenger, it.chTraversal = "", 0
+	}
+	clear(s.moves)
+	return counts
 }

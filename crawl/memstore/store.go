@@ -26,6 +26,9 @@ type Store struct {
 	failed map[string]crawl.Entry
 	items  map[string]*item
 	memos  map[string]*crawl.PageMemo
+	// moves holds, per key, the first page of the traversal that yielded
+	// it while another page held it, with its hash (see crawl.Store.Finish).
+	moves map[string]move
 }
 
 var _ crawl.Store = (*Store)(nil)
@@ -33,7 +36,7 @@ var _ crawl.Store = (*Store)(nil)
 // New returns an empty store.
 func New() *Store {
 	return &Store{nextSeq: 1, queue: newQueue(), seen: map[string]struct{}{},
-		failed: map[string]crawl.Entry{}, items: map[string]*item{}, memos: map[string]*crawl.PageMemo{}}
+		failed: map[string]crawl.Entry{}, items: map[string]*item{}, memos: map[string]*crawl.PageMemo{}, moves: map[string]move{}}
 }
 
 // Begin starts a run: a new traversal when the queue is empty, which
@@ -47,6 +50,7 @@ func (s *Store) Begin(starts []crawl.Entry) (crawl.Start, error) {
 		s.traversal++
 		s.gaps = 0
 		clear(s.seen)
+		clear(s.moves)
 	}
 	s.moveFailed()
 	if st.NewTraversal {
@@ -115,13 +119,17 @@ func (s *Store) RequeueFailed(nextSeq uint64) (int, uint64, error) {
 }
 
 // Finish adds the run's coverage gaps to the traversal's and returns what
-// is left.
+// is left; when the traversal is complete, it decides its moves.
 func (s *Store) Finish(gaps int) (crawl.Finish, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.gaps += max(gaps, 0)
 	failed := len(s.failed)
-	return crawl.Finish{Queued: s.queue.len() + failed, Failed: failed, TraversalGaps: s.gaps}, nil
+	f := crawl.Finish{Queued: s.queue.len() + failed, Failed: failed, TraversalGaps: s.gaps}
+	if s.queue.len() == 0 {
+		f.Moves = s.settleMoves()
+	}
+	return f, nil
 }
 
 // Memo returns the memo of the page at url, nil when there is none.

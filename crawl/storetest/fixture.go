@@ -119,6 +119,17 @@ func (f *fixture) finished(failed bool, qs ...crawl.Queued) {
 	f.commit(b)
 }
 
+// link queues item pages in the traversal and finishes them, yielding
+// nothing.
+func (f *fixture) link(urls ...string) {
+	f.t.Helper()
+	es := make([]crawl.Entry, len(urls))
+	for i, u := range urls {
+		es[i] = item(u)
+	}
+	f.finished(false, f.enqueue(es...)...)
+}
+
 // drain finishes everything queued.
 func (f *fixture) drain() {
 	f.t.Helper()

@@ -1,0 +1,130 @@
+package stage
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// sessionLinks serves the catalog site with a session ID in every item
+// link of its listing pages, as osCommerce (?osCsid=) and Java shops
+// (;jsessionid=) do: a fresh one each time the test calls renew. Item
+// pages answer whatever session ID their URL carries.
+type sessionLinks struct {
+	mu    sync.Mutex
+	token int
+	style string // "query" or "path"
+}
+
+var itemHref = regexp.MustCompile(`href="(item-[0-9]+\.html)"`)
+
+func newSessionLinks(f *fixture, style string) *sessionLinks {
+	s := &sessionLinks{token: 1, style: style}
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if path, _, ok := strings.Cut(r.URL.Path, ";"); ok {
+			r.URL.Path = path // ;jsessionid=... names no other page
+		}
+		if !strings.HasPrefix(r.URL.Path, "/catalogue/page-") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.mu.Lock()
+		sid := fmt.Sprintf("%08x", s.token*2654435761)
+		style := s.style
+		s.mu.Unlock()
+		repl := `href="$1?osCsid=` + sid + `"`
+		if style == "path" {
+			repl = `href="$1;jsessionid=` + strings.ToUpper(sid) + `"`
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(itemHref.ReplaceAllString(httptestRecorder(next, r), repl)))
+	})
+	return s
+}
+
+func (s *sessionLinks) renew() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.token++
+}
+
+func TestMoves_ChangesBehindSessionIDsInLinksAreExportedEveryRun(t *testing.T) {
+	for _, style := range []string{"query", "path"} {
+		t.Run(style, func(t *testing.T) {
+			f := newFixture(t, catalogsite.Options{Items: 36, PerPage: 12})
+			s := newSessionLinks(f, style)
+			cfg := f.config(nil, tombstonesOn)
+			rep := f.run(cfg, Options{})
+			if rep.Items.New != 36 {
+				t.Fatalf("first run: items %+v", rep.Items)
+			}
+			for run := 2; run <= 4; run++ {
+				s.renew()
+				for id := 1; id <= 12; id++ {
+					f.site.SetPrice(id, float64(100*run+id))
+				}
+				rep = f.run(cfg, Options{})
+				expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
+				if rep.Items.Changed != 12 || rep.Items.Unchanged != 24 || rep.Items.DuplicateKeys != 0 || rep.Items.Removed != 0 {
+					t.Fatalf("run %d: items %+v; want the 12 price changes, 24 unchanged, no duplicate, nothing removed", run, rep.Items)
+				}
+				if !rep.Export.Published || rep.Export.Rows != 12 {
+					t.Fatalf("run %d: export %+v; want the 12 changes published", run, rep.Export)
+				}
+			}
+			assertItemsMatchSiteLatest(t, f)
+		})
+	}
+}
+
+func TestMoves_AKeyTwoLinkedPagesYieldStaysWithItsHolder(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 20})
+	// Page 1 also links item 3's page under a second URL, every run.
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		if r.URL.Path == "/catalogue/page-1.html" {
+			body := strings.Replace(httptestRecorder(next, r), "</ol>",
+				`<li><article class="product_pod"><h3><a href="item-3.html?ref=promo">promo</a></h3></article></li></ol>`, 1)
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(body))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+	cfg := f.config(nil, tombstonesOn)
+	for run := 1; run <= 3; run++ {
+		rep := f.run(cfg, Options{})
+		if rep.Items.DuplicateKeys != 1 || rep.Items.Changed != 0 || rep.Items.Removed != 0 {
+			t.Fatalf("run %d: items %+v; want one duplicate key each run and nothing exported for it", run, rep.Items)
+		}
+	}
+}
+
+// assertItemsMatchSiteLatest reads every published export back, in the
+// order the runs were published, and checks that the last row of each
+// item holds the site's current title and price, and that every item on
+// the site has one.
+func assertItemsMatchSiteLatest(t *testing.T, f *fixture) {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(f.config(nil, "").Output, "dt=*", "run=*"))
+	sort.Strings(dirs) // run IDs start with the run's time
+	latest := map[string]exported{}
+	for _, dir := range dirs {
+		for _, r := range readRun(t, dir) {
+			latest[r.key] = r
+		}
+	}
+	for _, it := range f.site.Items() {
+		r, ok := latest[it.UPC]
+		if !ok || r.title != it.Title || r.price != it.Price {
+			t.Fatalf("item %s: last exported %+v, site has %q %v", it.UPC, r, it.Title, it.Price)
+		}
+	}
+}
