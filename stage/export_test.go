@@ -263,10 +263,11 @@ func TestReadersSeeAllOfARunOrNothing(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for {
+		for last := false; !last; {
+			// After the runs, one more walk that starts once they are over.
 			select {
 			case <-stop:
-				return
+				last = true
 			default:
 			}
 			counts := map[string]int{}
