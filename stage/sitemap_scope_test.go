@@ -132,3 +132,24 @@ title = { css = "h1" }
 		t.Fatalf("err = %v; want a config error naming books.toml:5, listing.sitemaps and allowed_domains", err)
 	}
 }
+
+func TestSitemapScope_ASitemapLineThatIsNoHTTPURLIsAGapAndALoopEnds(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	newScopeSitemaps(f)
+	inner := f.srv.Config.Handler
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: ftp://127.0.0.1/b.xml\nSitemap: %s/loop.xml\n", f.srv.URL)
+		case "/loop.xml": // an index that lists itself and a.xml
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%[1]s/loop.xml</loc></sitemap><sitemap><loc>%[1]s/a.xml</loc></sitemap></sitemapindex>`, f.srv.URL)
+		default:
+			inner.ServeHTTP(w, r)
+		}
+	})
+	rep := f.run(f.sitemapConfig(nil, tombstonesOn), Options{})
+	if rep.Items.New != 15 || rep.CoverageGaps != 1 || !strings.HasPrefix(rep.Gaps[0].URL, "ftp://") || !strings.Contains(rep.Gaps[0].Reason, "not an http or https URL") {
+		t.Fatalf("items %+v, gaps %+v; want a.xml's 15 items and the ftp sitemap a gap", rep.Items, rep.Gaps)
+	}
+}
