@@ -95,15 +95,18 @@ type PageMemo struct {
 	Interval time.Duration
 	Due      time.Time
 	Card     string
-	// Chain, for a page of a pages chain, says what the page yielded when
-	// it was last read, so that a page that yields nothing now can be told
-	// apart from the end of the chain; nil when the memo does not say.
+	// Chain, for a page of a pages chain or a sitemap, says what the page
+	// yielded when it was last read, so that a page that yields nothing
+	// now can be told apart from the end of the chain, or an empty sitemap
+	// from one caught rebuilding; nil when the memo does not say.
 	Chain *ChainMark
 }
 
-// ChainMark is what a page of a pages chain held when it was last read.
+// ChainMark is what a page of a pages chain, or a sitemap, held when it
+// was last read.
 type ChainMark struct {
-	// Held counts the items and item links the page yielded.
+	// Held counts the items and item links a chain page yielded, or the
+	// URLs a sitemap listed.
 	Held int
 }
 

@@ -88,6 +88,9 @@ func (r *run) yield(q Queued, y Yield, memo *PageMemo, c *completion) {
 	}
 	c.fetchedStart = q.Start
 	c.yielded = itemLinks > 0 || stored > 0
+	if q.Kind == KindSitemap {
+		r.judgeSitemap(memo, len(y.Links), c)
+	}
 	held := itemLinks + len(y.Items) + len(y.Unusable)
 	if q.Paged && r.followChain(q, y, memo, held, c) {
 		return

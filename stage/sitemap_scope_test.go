@@ -153,3 +153,31 @@ func TestSitemapScope_ASitemapLineThatIsNoHTTPURLIsAGapAndALoopEnds(t *testing.T
 		t.Fatalf("items %+v, gaps %+v; want a.xml's 15 items and the ftp sitemap a gap", rep.Items, rep.Gaps)
 	}
 }
+
+func TestSitemapScope_ASitemapThatEmptiesIsAGapOnce(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	newScopeSitemaps(f)
+	cfg := f.sitemapConfig(nil, tombstonesOn)
+	if rep := f.run(cfg, Options{}); rep.Items.New != 30 {
+		t.Fatalf("first run: items %+v", rep.Items)
+	}
+	// b.xml answers an empty urlset, as a sitemap generator does while it
+	// rebuilds: its 15 items may well be there.
+	inner := f.srv.Config.Handler
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/b.xml" {
+			w.Header().Set("Content-Type", "application/xml")
+			_, _ = w.Write([]byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"></urlset>`))
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+	rep := f.run(cfg, Options{})
+	if rep.Items.Removed != 0 || !hasGap(rep, f.srv.URL+"/b.xml") {
+		t.Fatalf("items %+v, gaps %+v; want b.xml a gap and nothing removed", rep.Items, rep.Gaps)
+	}
+	// Empty again: the items are gone.
+	if rep = f.run(cfg, Options{}); rep.Items.Removed != 15 || rep.CoverageGaps != 0 {
+		t.Fatalf("items %+v, gaps %+v; want the 15 items removed", rep.Items, rep.Gaps)
+	}
+}
