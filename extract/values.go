@@ -62,10 +62,12 @@ func parseFloatIn(s string, comma bool) (float64, bool) {
 }
 
 // cleanNumber validates s as a number and appends it to dst without group
-// separators and with '.' as its decimal point. A separator must sit
-// between a digit and exactly three digits, so "1,5" (a decimal comma) is
-// rejected rather than read as 15. The separators are ',', '_' and ' ',
-// and the decimal point '.'; with comma set, '.' and ' ', and ','.
+// separators and with '.' as its decimal point. The integer part's digits
+// may be grouped by one separator at a time (see groupSep); the group that
+// ends it has three digits and each group after the first two or three,
+// so "1,234", "1'234" and Indian "1,23,456" are grouped, while "1,5" (a
+// decimal comma) and "1'234,50" are rejected rather than read as 15 and
+// 123450. The decimal point is '.', or with comma set ','.
 func cleanNumber(dst []byte, s string, float, comma bool) ([]byte, bool) {
 	point := byte('.')
 	if comma {
@@ -76,20 +78,28 @@ func cleanNumber(dst []byte, s string, float, comma bool) ([]byte, bool) {
 		dst = append(dst, s[i])
 		i++
 	}
-	start, digits := i, 0
-	for i < len(s) {
-		c := s[i]
-		if isDigit(c) {
-			dst = append(dst, c)
-			digits++
-			i++
-			continue
+	digits, groups, last := 0, 0, 0
+	for {
+		n := 0
+		for ; i < len(s) && isDigit(s[i]); i++ {
+			dst = append(dst, s[i])
+			n++
 		}
-		if isGroupSep(c, comma) && i > start && isDigit(s[i-1]) && group3(s[i+1:]) {
-			i++
-			continue
+		if n == 0 {
+			break
 		}
-		break
+		if groups > 0 && n != 2 && n != 3 {
+			return dst, false
+		}
+		digits, groups, last = digits+n, groups+1, n
+		w := groupSep(s[i:], comma)
+		if w == 0 || i+w >= len(s) || !isDigit(s[i+w]) {
+			break
+		}
+		i += w
+	}
+	if groups > 1 && last != 3 {
+		return dst, false
 	}
 	if float && i < len(s) && s[i] == point {
 		dst = append(dst, '.')
@@ -120,19 +130,36 @@ func cleanNumber(dst []byte, s string, float, comma bool) ([]byte, bool) {
 	return dst, i == len(s)
 }
 
-// isGroupSep reports whether c groups thousands: ',', '_' or ' ', or with
-// a decimal comma '.' or ' '.
-func isGroupSep(c byte, comma bool) bool {
-	if comma {
-		return c == '.' || c == ' '
+// groupSep returns the byte length of the digit group separator s starts
+// with, 0 when it starts with none. The separators are the one of ',' and
+// '.' that is not the decimal point, '_' (with a decimal point), an
+// apostrophe (' or U+2019, as Swiss prices are written), a space, a
+// no-break space (U+00A0) and a narrow no-break space (U+202F).
+func groupSep(s string, comma bool) int {
+	if s == "" {
+		return 0
 	}
-	return c == ',' || c == '_' || c == ' '
+	switch c := s[0]; {
+	case c == ' ' || c == '\'':
+		return 1
+	case c == ',' || c == '_':
+		return b2i(!comma)
+	case c == '.':
+		return b2i(comma)
+	}
+	for _, sep := range [...]string{"\u00a0", "\u2019", "\u202f"} {
+		if strings.HasPrefix(s, sep) {
+			return len(sep)
+		}
+	}
+	return 0
 }
 
-// group3 reports whether s starts with exactly three digits.
-func group3(s string) bool {
-	return len(s) >= 3 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) &&
-		(len(s) == 3 || !isDigit(s[3]))
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -20,6 +20,7 @@ func FuzzParseNumber(f *testing.F) {
 		"9223372036854775807", "-9223372036854775808", "9223372036854775808",
 		"1,5", "1,2345", ",123", "1.5", "+.5", "5.", "1,234.50", "1e3", "2.5E-2",
 		"1e400", "4.9e-324", "1e", "NaN", "-Inf", "0x1F", "١٢", "12 apples",
+		"1'234.50", "1\u2019234", "1,23,456.00", "1\u00a0234", "1\u202f234", "1'234,50", "1.234,56",
 	} {
 		f.Add(s)
 	}
@@ -58,7 +59,7 @@ func FuzzParseNumber(f *testing.F) {
 // signs, separators and, for a float, a point and an exponent.
 func checkNumberText(t *testing.T, s string, float bool) {
 	t.Helper()
-	allowed := "0123456789+-,_ "
+	allowed := "0123456789+-,_ '\u2019\u00a0\u202f"
 	if float {
 		allowed += ".eE"
 	}
@@ -87,7 +88,7 @@ func group(n int64, sep byte) string {
 
 // ungroup drops thousands separators.
 func ungroup(s string) string {
-	return strings.NewReplacer(",", "", "_", "", " ", "").Replace(s)
+	return strings.NewReplacer(",", "", "_", "", " ", "", "'", "", "\u2019", "", "\u00a0", "", "\u202f", "").Replace(s)
 }
 
 // FuzzParseBool checks that exactly the documented words are booleans, in
