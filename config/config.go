@@ -27,7 +27,11 @@ type Config struct {
 	// AllowedDomains are the hosts (and their subdomains) the crawl stays
 	// on, lower-case; by default the hosts of the start URLs.
 	AllowedDomains []string
-	Policy         Policy
+	// IgnoreParams are the URL parameter name patterns dropped from every
+	// URL (ignore_params, and the built-in urlparams.Defaults unless
+	// ignore_params_defaults is false): they never tell two pages apart.
+	IgnoreParams []string
+	Policy       Policy
 	Extract        extract.Spec
 	// Sources are sitemaps and parameter pagination.
 	Sources Sources

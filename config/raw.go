@@ -10,6 +10,8 @@ type rawConfig struct {
 	Storage        string      `toml:"storage"`
 	Output         string      `toml:"output"`
 	AllowedDomains []string    `toml:"allowed_domains"`
+	IgnoreParams   []string    `toml:"ignore_params"`
+	IgnoreDefaults *bool       `toml:"ignore_params_defaults"`
 	Policy         rawPolicy   `toml:"policy"`
 	Listing        rawListing  `toml:"listing"`
 	Item           rawItem     `toml:"item"`

@@ -51,7 +51,9 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Sources = v.sources(raw.Listing)
 	v.scope(cfg)
+	cfg.IgnoreParams = v.ignoreParams(raw, cfg.Sources)
 	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)
+	cfg.Extract.IgnoreParams = cfg.IgnoreParams
 	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)
 	cfg.Export = v.export(raw.Export)

@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/databrew/databrew-stage/urlparams"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -52,6 +54,11 @@ type Settings struct {
 	// and listing items the shard owns (see Shard); the zero value crawls
 	// everything.
 	Shard Shard
+	// IgnoreParams drops the URL parameters that never tell two pages
+	// apart (session IDs, trackers) from every URL before it is queued,
+	// compared or stored: start URLs, links, redirect targets and item
+	// URLs; nil drops none.
+	IgnoreParams *urlparams.Filter
 }
 
 // RevisitPolicy decides which item pages a traversal fetches, as
@@ -137,7 +144,7 @@ func New(s Settings, d Deps) (*Engine, error) {
 		starts = append(starts, Entry{URL: raw, Kind: KindListing, Paged: s.PageParam != ""})
 	}
 	for _, st := range starts {
-		norm, u, ok := Normalize(st.URL)
+		norm, u, ok := e.canon(st.URL)
 		if !ok {
 			return nil, fmt.Errorf("start URL %q is not an absolute http or https URL", st.URL)
 		}
@@ -159,6 +166,16 @@ func New(s Settings, d Deps) (*Engine, error) {
 		e.blockCodes[c] = true
 	}
 	return e, nil
+}
+
+// canon is Normalize, then the URL without the parameters IgnoreParams
+// drops.
+func (e *Engine) canon(raw string) (string, *url.URL, bool) {
+	norm, u, ok := Normalize(raw)
+	if ok && e.s.IgnoreParams.Strip(u) {
+		norm = u.String()
+	}
+	return norm, u, ok
 }
 
 // Result is what a run came to: its part of the verdict, and the facts

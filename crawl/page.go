@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/databrew/databrew-stage/extract"
@@ -20,9 +21,13 @@ func (r *run) read(q Queued, resp *Response, j judgment) (Yield, judgment) {
 			return Yield{}, j
 		}
 	}
-	base := resp.FinalURL
-	if base == nil {
-		_, base, _ = Normalize(q.URL)
+	var base *url.URL
+	if resp.FinalURL != nil {
+		b := *resp.FinalURL
+		r.e.s.IgnoreParams.Strip(&b)
+		base = &b
+	} else {
+		_, base, _ = r.e.canon(q.URL)
 	}
 	reader := r.e.d.Readers[q.Kind]
 	if reader == nil {
@@ -107,7 +112,7 @@ func (r *run) yield(q Queued, y Yield, memo *PageMemo, c *completion) {
 // whether it did; a link longer than MaxURLBytes is a coverage gap
 // instead, and one out of scope goes to outside.
 func (r *run) appendLink(c *completion, l Link, outside *outOfScope) bool {
-	norm, u, ok := Normalize(l.URL)
+	norm, u, ok := r.e.canon(l.URL)
 	switch {
 	case !ok || !r.e.scope.Allows(u):
 		outside.add(l, ok)
@@ -121,5 +126,5 @@ func (r *run) appendLink(c *completion, l Link, outside *outOfScope) bool {
 }
 
 func (r *run) version(it extract.Item, now time.Time) ItemVersion {
-	return ItemVersion{Key: it.Key, URL: it.URL, Hash: it.Hash(), Values: it.Values, FetchedAt: now, RunID: r.e.s.RunID, Why: it.Why}
+	return ItemVersion{Key: it.Key, URL: r.e.s.IgnoreParams.StripString(it.URL), Hash: it.Hash(), Values: it.Values, FetchedAt: now, RunID: r.e.s.RunID, Why: it.Why}
 }

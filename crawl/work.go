@@ -182,7 +182,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			c.status, c.contentType, c.charset, c.bytes = resp.Status, resp.Header.Get("Content-Type"), resp.Charset, len(resp.Body)
 		}
 		if resp != nil && resp.FinalURL != nil {
-			if final := resp.FinalURL.String(); final != q.URL {
+			if final := e.s.IgnoreParams.StripString(resp.FinalURL.String()); final != q.URL {
 				c.answeredBy = final
 			}
 		}

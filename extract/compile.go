@@ -10,6 +10,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
+
+	"github.com/databrew/databrew-stage/urlparams"
 )
 
 // Extractor reads listings and items from parsed pages according to a
@@ -39,6 +41,9 @@ type Extractor struct {
 	rowsCSS  cascadia.Selector
 	rowsJSON *jsonExpr
 
+	// params drops the volatile parameters of the URLs an item carries.
+	params *urlparams.Filter
+
 	fields    []field
 	key       int  // index of the key field, -1 for the item URL
 	urlField  int  // index of the first scalar URL field, -1 when none
@@ -61,6 +66,11 @@ func Compile(spec Spec) (*Extractor, error) {
 	x.spec.Fields = make([]FieldSpec, len(spec.Fields))
 
 	x.compileListing(spec.Listing, bad)
+	var err error
+	if x.params, err = urlparams.New(spec.IgnoreParams); err != nil {
+		bad("", "ignore_params", err)
+	}
+	x.spec.IgnoreParams = slices.Clone(spec.IgnoreParams)
 	x.kind = spec.Item.Format.orHTML()
 	if spec.Listing.Items != "" {
 		x.kind = spec.Listing.Format.orHTML()

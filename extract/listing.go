@@ -155,8 +155,15 @@ func (x *Extractor) readCards(l *Listing, root *goquery.Selection, base, pageURL
 	return cards
 }
 
-// cardLink returns the first usable item link of a card.
+// cardLink returns the first usable item link of a card, without its
+// volatile parameters.
 func (x *Extractor) cardLink(card *goquery.Selection, base *url.URL) (string, bool) {
+	link, ok := x.firstCardLink(card, base)
+	return x.params.StripString(link), ok
+}
+
+// firstCardLink returns the first usable item link of a card.
+func (x *Extractor) firstCardLink(card *goquery.Selection, base *url.URL) (string, bool) {
 	if x.itemLinks == nil {
 		return "", false
 	}

@@ -132,7 +132,7 @@ func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.U
 			strs, _ := jsonStrings(r, x.itemLinksJSON, obj)
 			for _, s := range strs {
 				if link, ok := linkURL(pageURL, s); ok {
-					cardURL, linked = link, true
+					cardURL, linked = x.params.StripString(link), true
 					break
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/databrew/databrew-stage/internal/glob"
 )
 
 // mapping is a compiled FieldSpec.Map: keys normalised and lower-cased,
@@ -89,39 +91,7 @@ func (mp *mapping) lookup(s string) (mapped, bool) {
 
 // globMatch reports whether s matches the pattern p, where * matches any
 // run of characters and ? any one character.
-func globMatch(p, s string) bool {
-	star, resume := -1, 0 // after the last *: where p and s resume
-	pi, si := 0, 0
-	for si < len(s) {
-		if pi < len(p) {
-			switch c, size := utf8.DecodeRuneInString(p[pi:]); {
-			case c == '*':
-				star, resume = pi+size, si
-				pi += size
-				continue
-			case c == '?':
-				_, n := utf8.DecodeRuneInString(s[si:])
-				pi, si = pi+size, si+n
-				continue
-			default:
-				if r, n := utf8.DecodeRuneInString(s[si:]); r == c {
-					pi, si = pi+size, si+n
-					continue
-				}
-			}
-		}
-		if star < 0 {
-			return false
-		}
-		_, n := utf8.DecodeRuneInString(s[resume:])
-		resume += n
-		pi, si = star, resume
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
-}
+func globMatch(p, s string) bool { return glob.Match(p, s) }
 
 // mapValue checks a map value, or a default, against the field: a string
 // is kept as text to be read as the field's type (and must read as one);

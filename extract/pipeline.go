@@ -74,6 +74,7 @@ func (r *reader) str(f *field, s string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	r.x.params.Strip(u)
 	return u.String(), true
 }
 

@@ -166,4 +166,8 @@ type Spec struct {
 	Item    ItemSpec
 	Fields  []FieldSpec
 	Key     string
+	// IgnoreParams are the URL parameter name patterns (see package
+	// urlparams) dropped from the URLs an item carries: its card's link
+	// and its url fields.
+	IgnoreParams []string
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/databrew/databrew-stage/fetch"
 	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/pages"
+	"github.com/databrew/databrew-stage/urlparams"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -131,6 +132,11 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 	if opts.MaxRequests > 0 {
 		maxRequests = opts.MaxRequests
 	}
+	params, err := urlparams.New(cfg.IgnoreParams)
+	if err != nil {
+		client.Close()
+		return nil, nil, fmt.Errorf("ignore_params: %w", err)
+	}
 	listings, others := starts(cfg)
 	pageParam := ""
 	if cfg.Sources.Pages != nil {
@@ -147,6 +153,8 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		MemoTag:    memoTag(cfg),
 		Revisit:    revisitPolicy(cfg.Revisit),
 		Shard:      shard,
+
+		IgnoreParams: params,
 	}, deps)
 	if err != nil {
 		client.Close()

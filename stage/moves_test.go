@@ -17,11 +17,14 @@ import (
 // sessionLinks serves the catalog site with a session ID in every item
 // link of its listing pages, as osCommerce (?osCsid=) and Java shops
 // (;jsessionid=) do: a fresh one each time the test calls renew. Item
-// pages answer whatever session ID their URL carries.
+// pages answer whatever session ID their URL carries. The parameter names
+// are the test's: "query" and "path" use names the built-in ignore_params
+// list lacks (?sid=, ;sessid=), so only the moves hold them; "oscsid" and
+// "jsessionid" the real ones.
 type sessionLinks struct {
 	mu    sync.Mutex
 	token int
-	style string // "query" or "path"
+	style string
 }
 
 var itemHref = regexp.MustCompile(`href="(item-[0-9]+\.html)"`)
@@ -40,10 +43,12 @@ func newSessionLinks(f *fixture, style string) *sessionLinks {
 		sid := fmt.Sprintf("%08x", s.token*2654435761)
 		style := s.style
 		s.mu.Unlock()
-		repl := `href="$1?osCsid=` + sid + `"`
-		if style == "path" {
-			repl = `href="$1;jsessionid=` + strings.ToUpper(sid) + `"`
-		}
+		repl := map[string]string{
+			"query":      `href="$1?sid=` + sid + `"`,
+			"path":       `href="$1;sessid=` + sid + `"`,
+			"oscsid":     `href="$1?osCsid=` + sid + `"`,
+			"jsessionid": `href="$1;jsessionid=` + strings.ToUpper(sid) + `"`,
+		}[style]
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(itemHref.ReplaceAllString(httptestRecorder(next, r), repl)))
 	})
@@ -125,6 +130,47 @@ func assertItemsMatchSiteLatest(t *testing.T, f *fixture) {
 		r, ok := latest[it.UPC]
 		if !ok || r.title != it.Title || r.price != it.Price {
 			t.Fatalf("item %s: last exported %+v, site has %q %v", it.UPC, r, it.Title, it.Price)
+		}
+	}
+}
+
+func TestMoves_BuiltInIgnoreParamsDropSessionIDsFromEveryURL(t *testing.T) {
+	for _, style := range []string{"oscsid", "jsessionid"} {
+		t.Run(style, func(t *testing.T) {
+			f := newFixture(t, catalogsite.Options{Items: 24, PerPage: 12})
+			s := newSessionLinks(f, style)
+			cfg := f.config(nil, tombstonesOn)
+			rep := f.run(cfg, Options{})
+			s.renew()
+			f.site.SetPrice(5, 555)
+			rep = f.run(cfg, Options{})
+			if rep.Items.Changed != 1 || rep.Items.Unchanged != 23 || rep.Items.DuplicateKeys != 0 {
+				t.Fatalf("items %+v; want item 5's change and no duplicate", rep.Items)
+			}
+			for _, r := range readRun(t, rep.Export.Path) {
+				if strings.ContainsAny(r.url, ";?") {
+					t.Fatalf("exported _url %q keeps the session ID", r.url)
+				}
+			}
+		})
+	}
+}
+
+func TestMoves_KeysMoveToTheURLWithoutAParameterIgnoreParamsNamesLater(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 24, PerPage: 12})
+	newSessionLinks(f, "query") // ?sid=, the same every run
+	f.run(f.config(nil, tombstonesOn), Options{})
+	cfg := f.config(nil, tombstonesOn)
+	cfg.IgnoreParams = append(cfg.IgnoreParams, "sid") // ignore_params = ["sid"]
+	cfg.Extract.IgnoreParams = cfg.IgnoreParams
+	f.site.SetPrice(5, 555)
+	rep := f.run(cfg, Options{})
+	if rep.Items.Changed != 1 || rep.Items.Unchanged != 23 || rep.Items.DuplicateKeys != 0 || rep.Items.Removed != 0 {
+		t.Fatalf("items %+v; want every key moved to the URL without sid, item 5 changed", rep.Items)
+	}
+	for _, r := range readRun(t, rep.Export.Path) {
+		if strings.Contains(r.url, "sid=") {
+			t.Fatalf("exported _url %q keeps sid", r.url)
 		}
 	}
 }
