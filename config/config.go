@@ -32,7 +32,7 @@ type Config struct {
 	// ignore_params_defaults is false): they never tell two pages apart.
 	IgnoreParams []string
 	Policy       Policy
-	Extract        extract.Spec
+	Extract      extract.Spec
 	// Sources are sitemaps and parameter pagination.
 	Sources Sources
 	Block   Block
