@@ -169,7 +169,8 @@ func TestEngineStopsOnConsecutiveFailures(t *testing.T) {
 		u.site.answer(itemURL(n), unavailable)
 	}
 	res := u.run()
-	expectStop(t, res, verdict.StopConsecutiveFailures, verdict.ConsecutiveDetail(3))
+	// The run failed: its detail names its first failure too.
+	expectStop(t, res, verdict.StopConsecutiveFailures, verdict.ConsecutiveDetail(3)+"; the first failure: "+itemURL(1)+" answered HTTP 503 Service Unavailable")
 	expectFetches(t, u.site.fetches(), urls([]int{1, 2, 3}, 1, 2, 3)...)
 	// Without pause-and-probe the failures are the run's coverage gaps.
 	if res.CoverageGaps != 3 || res.Traversal.Queued != 6 || res.Breaker.Trips != 0 {
@@ -187,7 +188,7 @@ func TestEngineStopsOnErrorRate(t *testing.T) {
 	res := u.run()
 	// Three listing pages and item 1 fill the window at 25%; item 2 makes
 	// it 2 of the last 4.
-	expectStop(t, res, verdict.StopErrorRate, verdict.ErrorRateDetail(2, 4, 0.5))
+	expectStop(t, res, verdict.StopErrorRate, verdict.ErrorRateDetail(2, 4, 0.5)+"; the first failure: "+itemURL(1)+" answered HTTP 503 Service Unavailable")
 	expectFetches(t, u.site.fetches(), urls([]int{1, 2, 3}, 1, 2)...)
 }
 
@@ -227,7 +228,7 @@ func TestEngineGivesUpAfterMaxProbes(t *testing.T) {
 		u.site.answer(itemURL(n), unavailable)
 	}
 	res := u.run()
-	expectStop(t, res, verdict.StopConsecutiveFailures, verdict.ConsecutiveDetail(2)+"; gave up after 2 failed probes")
+	expectStop(t, res, verdict.StopConsecutiveFailures, verdict.ConsecutiveDetail(2)+"; gave up after 2 failed probes; the first failure: "+itemURL(1)+" answered HTTP 503 Service Unavailable")
 	// Each probe sends probe_requests requests, without retries.
 	expectFetches(t, u.site.fetches(), urls([]int{1, 2, 3}, 1, 2, 1, 2, 1, 2)...)
 	if got := kinds(res.Breaker); got != "trip pause probe pause probe give_up" {

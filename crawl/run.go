@@ -427,6 +427,9 @@ func (r *run) result(fin Finish) Result {
 	if res.Breaker.Events == nil {
 		res.Breaker.Events = []verdict.BreakerEvent{}
 	}
+	if outcome, _ := verdict.Decide(res.Facts); outcome == verdict.OutcomeFailed {
+		res.Detail = verdict.FailedDetail(res.Detail, res.Facts)
+	}
 	r.e.log.Info("run finished", "stop", res.Stop, "detail", res.Detail, "requests", res.Requests.Total,
 		"new", res.Items.New, "changed", res.Items.Changed, "gaps", res.CoverageGaps, "queued", fin.Queued)
 	return res

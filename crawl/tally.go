@@ -21,9 +21,16 @@ type tally struct {
 	// usableItems and unusableItems count the items the run read and could
 	// or could not use (item pages, cards, rows).
 	usableItems, unusableItems int
+	// firstCause is the first URL that failed or answered with a gap;
+	// starts holds whether each start URL's last result did;
+	// emptyListing is the first start URL whose listing yielded nothing:
+	// what a failed run's detail names.
+	firstCause   verdict.Gap
+	starts       map[string]bool
+	emptyListing string
 }
 
-func newTally() *tally { return &tally{failed: map[string]verdict.Gap{}} }
+func newTally() *tally { return &tally{failed: map[string]verdict.Gap{}, starts: map[string]bool{}} }
 
 // sent counts a completion's HTTP exchanges.
 func (t *tally) sent(c *completion) {
@@ -61,6 +68,25 @@ func (t *tally) result(c *completion) {
 	t.unusableItems += c.unusableItems
 	t.facts.FetchedStartURL = t.facts.FetchedStartURL || c.fetchedStart
 	t.facts.ListingYielded = t.facts.ListingYielded || c.yielded
+	t.cause(c)
+}
+
+// cause notes what a failed run's detail names: the first URL that
+// failed, or start URL that answered with a gap before any page (a 404);
+// each start URL's last result; the first start URL whose listing page
+// answered and yielded nothing. Pages that answered and could not be
+// used are the markup rule's to tell.
+func (t *tally) cause(c *completion) {
+	bad := c.class == verdict.ClassFailure || (c.q.Start && c.class == verdict.ClassNeutral && c.gap)
+	if bad && t.firstCause.URL == "" {
+		t.firstCause = verdict.Gap{URL: shortURL(c.q.URL), Reason: c.reason}
+	}
+	if c.q.Start {
+		t.starts[c.q.URL] = bad
+	}
+	if c.fetchedStart && !c.yielded && c.class == verdict.ClassOK && t.emptyListing == "" {
+		t.emptyListing = shortURL(c.q.URL)
+	}
 }
 
 // gapOf is the coverage gap a completion leaves: the URL that answered,
@@ -127,4 +153,11 @@ func (t *tally) fill(res *Result) {
 	res.Facts.Succeeded = t.requests.OK > 0
 	res.Facts.FailuresRemain = res.CoverageGaps > 0
 	res.Facts.Productive = t.productive()
+	res.Facts.FirstCause, res.Facts.EmptyListing = t.firstCause, t.emptyListing
+	res.Facts.StartURLs = len(t.starts)
+	for _, bad := range t.starts {
+		if bad {
+			res.Facts.StartURLsFailed++
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jmespath-community/go-jmespath"
 	"github.com/jmespath-community/go-jmespath/pkg/parsing"
@@ -25,20 +26,54 @@ type jsonExpr struct {
 	numeric bool
 }
 
-// compileJSON compiles a JMESPath expression.
+// compileJSON compiles a JMESPath expression and checks it (see
+// checkExpr): an expression that could never be evaluated is an error
+// here, not a NULL at run time.
 func compileJSON(src string) (*jsonExpr, error) {
 	if strings.TrimSpace(src) == "" {
 		return nil, errors.New("empty expression")
 	}
-	ast, err := jmespath.NewParser().Parse(src)
+	if len(src) > maxJSONExprBytes {
+		return nil, fmt.Errorf("invalid JMESPath expression %s: it is %d bytes long; an expression may have at most %d",
+			quoteExpr(src), len(src), maxJSONExprBytes)
+	}
+	ast, err := parseJSON(src)
 	if err != nil {
-		return nil, fmt.Errorf("invalid JMESPath expression %q: %w", src, err)
+		return nil, fmt.Errorf("invalid JMESPath expression %s: %w", quoteExpr(src), err)
+	}
+	if err := checkExpr(ast); err != nil {
+		return nil, fmt.Errorf("invalid JMESPath expression %s: %w", quoteExpr(src), err)
 	}
 	jp, err := jmespath.Compile(src)
 	if err != nil {
-		return nil, fmt.Errorf("invalid JMESPath expression %q: %w", src, err)
+		return nil, fmt.Errorf("invalid JMESPath expression %s: %w", quoteExpr(src), err)
 	}
 	return &jsonExpr{src: src, jp: jp, numeric: computes(ast)}, nil
+}
+
+// quoteExpr quotes an expression for an error message, cut to its first
+// 60 bytes when it is long.
+func quoteExpr(src string) string {
+	const keep = 60
+	if len(src) <= keep+20 {
+		return strconv.Quote(src)
+	}
+	cut := keep
+	for cut > 0 && !utf8.RuneStart(src[cut]) {
+		cut--
+	}
+	return strconv.Quote(src[:cut]) + "..."
+}
+
+// parseJSON parses an expression; a parser that panics on it is a syntax
+// error too.
+func parseJSON(src string) (ast parsing.ASTNode, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the parser failed on it: %v", p)
+		}
+	}()
+	return jmespath.NewParser().Parse(src)
 }
 
 // computes reports whether the expression compares, computes or calls a

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,7 +138,8 @@ func TestASiteThatNeverComesBack(t *testing.T) {
 	if !rep.Stop.IsStopRule() || rep.Outcome != verdict.OutcomeFailed || rep.Rule != 4 {
 		t.Fatalf("verdict = %s (%s, rule %d): %s", rep.Outcome, rep.Stop, rep.Rule, rep.Detail)
 	}
-	if !strings.HasSuffix(rep.Detail, "; gave up after 3 failed probes") {
+	// The rule's detail, then the run's first failure (the run failed).
+	if !regexp.MustCompile(`; gave up after 3 failed probes; the first failure: http://\S+/catalogue/item-\d+\.html answered HTTP 503 Service Unavailable$`).MatchString(rep.Detail) {
 		t.Fatalf("detail = %q", rep.Detail)
 	}
 	if got := kinds(rep.Breaker); got != "trip pause probe pause probe pause probe give_up" {

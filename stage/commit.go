@@ -182,7 +182,8 @@ func decidedBefore(ctx context.Context, lake shardLake, claim runClaim, d decisi
 			return r, fmt.Errorf("run %s: the decision's verdict: %w", claim.RunID, err)
 		}
 		r.Export = verdict.Export{Files: []string{}, Reason: reasonNothing}
-		return r, fmt.Errorf("run %s was %w (%s, with nothing to publish): nothing to do", claim.RunID, ErrCommitted, d.At.Format(time.RFC3339))
+		return r, fmt.Errorf("run %s was %w, at %s (by %s), with nothing to publish: this commit changed nothing",
+			claim.RunID, ErrCommitted, d.At.UTC().Format(time.RFC3339), d.By)
 	}
 	log.Warn("finishing a commit decided before", "run_id", claim.RunID, "decided_at", d.At)
 	return finishAndRecord(ctx, lake, claim, d, opts, log)
@@ -353,7 +354,8 @@ func writeCommitVerdict(ctx context.Context, lake shardLake, r verdict.RunReport
 }
 
 // committed is the answer of a commit of a run that has its _SUCCESS:
-// the run's verdict, and ErrCommitted.
+// the run's verdict as committed (a commit task retried after it
+// succeeded hands on the same verdict), and ErrCommitted, saying when.
 func committed(ctx context.Context, lake shardLake, cfg config.Config, runID, runPath string, at time.Time) (verdict.RunReport, error) {
 	var r verdict.RunReport
 	b, err := lake.readRunFile(ctx, runPath, sink.VerdictFile)
@@ -365,5 +367,9 @@ func committed(ctx context.Context, lake shardLake, cfg config.Config, runID, ru
 			Started: true, Crawl: verdict.Crawl{Stop: verdict.StopQueueEmpty, Gaps: []verdict.Gap{}, Breaker: verdict.Breaker{Events: []verdict.BreakerEvent{}}},
 			Outcome: verdict.OutcomeSuccess, Export: verdict.Export{Published: true, Path: lake.where(runPath), Files: []string{}}}
 	}
-	return r, fmt.Errorf("run %s was %w (%s): nothing to do", runID, ErrCommitted, lake.where(runPath+"/"+sink.SuccessFile))
+	when := ""
+	if d, err := readDecision(ctx, lake, runID); err == nil && d.Decision == decideCommit {
+		when = fmt.Sprintf(", at %s (by %s)", d.At.UTC().Format(time.RFC3339), d.By)
+	}
+	return r, fmt.Errorf("run %s was %w%s: this commit changed nothing (%s)", runID, ErrCommitted, when, lake.where(runPath+"/"+sink.SuccessFile))
 }

@@ -40,7 +40,8 @@ type shardTarget struct {
 
 // openShard claims the logical run (or reads the claim another shard
 // made) and checks it is not decided already: ErrCommitted when it was
-// committed, ErrAbandoned when a shard gave it up.
+// committed (whatever partition this shard was given), ErrAbandoned when
+// a shard gave it up.
 func openShard(ctx context.Context, cfg config.Config, opts Options, base exportTarget, startedAt time.Time) (*shardTarget, error) {
 	lake, err := lakeOf(base)
 	if err != nil {
@@ -57,17 +58,16 @@ func openShard(ctx context.Context, cfg config.Config, opts Options, base export
 	if err != nil {
 		return nil, err
 	}
-	if !opts.PartitionDate.IsZero() && claim.PartitionDate != opts.PartitionDate.UTC().Format(time.DateOnly) {
-		return nil, fmt.Errorf("run %s publishes into dt=%s, as its first shard claimed (%s); this shard was given --partition-date %s",
-			t.shard.RunID, claim.PartitionDate, t.lake.where(controlPath(t.shard.RunID, claimFile)), opts.PartitionDate.UTC().Format(time.DateOnly))
-	}
 	t.claim = claim
 	d, err := readDecision(ctx, t.lake, t.shard.RunID)
 	switch {
 	case err != nil:
 		return nil, err
 	case d.Decision == decideCommit:
-		return nil, fmt.Errorf("run %s was %w (%s, by %s): shard %s has nothing to do", t.shard.RunID, ErrCommitted, d.At.Format(time.RFC3339), d.By, t.shard.Name())
+		return nil, committedShard(claim, d)
+	case !opts.PartitionDate.IsZero() && claim.PartitionDate != opts.PartitionDate.UTC().Format(time.DateOnly):
+		return nil, fmt.Errorf("run %s publishes into dt=%s, as its first shard claimed (%s); this shard was given --partition-date %s",
+			t.shard.RunID, claim.PartitionDate, t.lake.where(controlPath(t.shard.RunID, claimFile)), opts.PartitionDate.UTC().Format(time.DateOnly))
 	case d.Decision == decideAbort:
 		return nil, fmt.Errorf("%w: run %s was given up at %s by %s, which took the items it had staged; start a new run id",
 			ErrAbandoned, t.shard.RunID, d.At.Format(time.RFC3339), d.By)

@@ -270,16 +270,18 @@ func outputUnusable(cfg config.Config, at time.Time, err error, log *slog.Logger
 	return notStarted(cfg, r, err, log)
 }
 
-// shardNotStarted is the verdict of a shard that did not start because
-// of its logical run: committed already (success: nothing to do, and
-// the error wraps ErrCommitted), abandoned, of another shard count, or
-// an output where its claim could not be read or written (failed).
+// shardNotStarted is the verdict, failed, of a shard that did not start
+// because of its logical run: committed already (the error wraps
+// ErrCommitted: a run id names one run, and a shard of a committed run
+// would crawl nothing while passing for a run), abandoned, of another
+// shard count, or an output where its claim could not be read or
+// written.
 func shardNotStarted(cfg config.Config, s *Shard, at time.Time, err error, log *slog.Logger) (verdict.RunReport, error) {
 	r := verdict.Locked(cfg.Name, at, err.Error())
 	r.RunID, r.Shard = s.RunID, s.Name()
 	r.Export.Reason = "the shard did not start"
 	if errors.Is(err, ErrCommitted) {
-		r.Stop, r.Outcome, r.Export.Reason = verdict.StopQueueEmpty, verdict.OutcomeSuccess, "the logical run is committed already"
+		r.Export.Reason = "the logical run is committed already: this shard did nothing"
 	}
 	return notStarted(cfg, r, fmt.Errorf("%s: %w", cfg.Name, err), log)
 }

@@ -69,8 +69,22 @@ func ValidRunID(id string) error {
 var ErrShardCount = errors.New("shard count changed")
 
 // ErrCommitted matches the error Run returns for a shard, and Commit for
-// a logical run, that was committed already: nothing is done again.
+// a logical run, that was committed already: nothing is done again. A
+// shard run of a committed run is refused, its verdict failed (a run id
+// names one logical run; a fixed one reused would skip every later run in
+// silence); a commit of it is a success that changed nothing (a commit
+// task retried after it succeeded must not fail).
 var ErrCommitted = errors.New("committed already")
+
+// committedShard is the error of a shard run given the id of a logical
+// run committed already: it did nothing, and says when the run was
+// committed and how to crawl again.
+func committedShard(claim runClaim, d decision) error {
+	return fmt.Errorf("run %s was %w, at %s (by %s), into dt=%s: a committed run takes no more shard runs, and this one did nothing "+
+		"(what the run published stands). A run id names one logical run: give each logical run a new run id, the same in "+
+		"its shards and its commit, such as its start time (in Airflow {{ ts_nodash }}, which a new DAG run changes)",
+		claim.RunID, ErrCommitted, d.At.UTC().Format(time.RFC3339), d.By, claim.PartitionDate)
+}
 
 // ErrAbandoned matches the error Run and Commit return for a logical run
 // that a shard abandoned: it started a later run, which took the items

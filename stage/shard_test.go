@@ -87,9 +87,10 @@ func TestShards_FourShardsPublishOneLogicalRunOnce(t *testing.T) {
 	if _, err := commitRun(t, cfg, "r1", 4); !errors.Is(err, ErrCommitted) {
 		t.Fatalf("a second commit: %v, want ErrCommitted", err)
 	}
-	// A shard of the committed run, retried: nothing to do.
+	// A shard run of the committed run: refused, it did nothing (see
+	// TestShards_ARunIDCommittedAlreadyIsRefused).
 	rep, err = Run(context.Background(), cfg, Options{Shard: &Shard{Index: 2, Count: 4, RunID: "r1"}})
-	if !errors.Is(err, ErrCommitted) || rep.Outcome != verdict.OutcomeSuccess {
+	if !errors.Is(err, ErrCommitted) || rep.Outcome != verdict.OutcomeFailed || rep.Export.Staged {
 		t.Fatalf("a shard of a committed run: %v, %s", err, rep.Outcome)
 	}
 	for i := range 4 {

@@ -51,6 +51,20 @@ type Facts struct {
 	ListingYielded bool
 	// Productive is true when the run stored a new item or a change.
 	Productive bool
+
+	// What a failed run's detail names (see FailedDetail); the rules do
+	// not read them.
+
+	// FirstCause is the run's first URL that failed, or start URL that
+	// answered with a coverage gap before any page (a 404), with its
+	// reason; empty when there was none.
+	FirstCause Gap
+	// EmptyListing is the first start URL whose listing page answered
+	// but yielded no item and no item link.
+	EmptyListing string
+	// StartURLs counts the start URLs the run finished; StartURLsFailed
+	// those whose last result failed or was a gap before any page.
+	StartURLs, StartURLsFailed int
 }
 
 // Rule numbers the outcome rule that matched, 1 to 4, in the

@@ -15,9 +15,10 @@ import (
 
 // cmdPipes plays Dagster's part of the Pipes protocol in scripts:
 //
-//	pipes open ASSET[,ASSET...] [partition=KEY] [messages=FILE|stdout|stderr] [context=data|file]
+//	pipes open ASSET[,ASSET...] [partition=KEY] [messages=FILE|stdout|stderr] [context=data|file|PATH]
 //	    encodes a context (asset keys, partition key, run id, extras) and
-//	    where messages go (default messages.jsonl) into the environment
+//	    where messages go (default messages.jsonl) into the environment;
+//	    context=PATH points the context parameters at PATH as it is
 //	pipes close
 //	    removes them
 //	pipes methods FILE [-nolog] METHOD...
@@ -31,7 +32,7 @@ func cmdPipes(ts *testscript.TestScript, neg bool, args []string) {
 	switch args[0] {
 	case "open":
 		if neg || len(args) < 2 {
-			ts.Fatalf("usage: pipes open ASSET[,ASSET...] [partition=KEY] [messages=FILE|stdout|stderr] [context=data|file]")
+			ts.Fatalf("usage: pipes open ASSET[,ASSET...] [partition=KEY] [messages=FILE|stdout|stderr] [context=data|file|PATH]")
 		}
 		pipesOpen(ts, args[1], args[2:])
 	case "close":
@@ -61,7 +62,7 @@ func pipesOpen(ts *testscript.TestScript, assets string, opts []string) {
 		"partition_key_range": nil, "partition_time_window": nil,
 	}
 	messages := map[string]any{"path": ts.MkAbs("messages.jsonl")}
-	asFile := false
+	asFile, ctxPath := false, ""
 	for _, o := range opts {
 		k, v, ok := strings.Cut(o, "=")
 		if !ok {
@@ -77,12 +78,21 @@ func pipesOpen(ts *testscript.TestScript, assets string, opts []string) {
 				messages = map[string]any{"path": ts.MkAbs(v)}
 			}
 		case "context":
-			asFile = v == "file"
+			switch v {
+			case "data":
+			case "file":
+				asFile = true
+			default:
+				ctxPath = ts.MkAbs(v)
+			}
 		default:
 			ts.Fatalf("pipes open: unknown option %q", k)
 		}
 	}
 	ctxParams := map[string]any{"data": context}
+	if ctxPath != "" {
+		ctxParams = map[string]any{"path": ctxPath}
+	}
 	if asFile {
 		path := filepath.Join(ts.Getenv("WORK"), "pipes-context.json")
 		writeJSON(ts, path, context)

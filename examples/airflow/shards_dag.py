@@ -14,7 +14,9 @@ sees any of the run's rows. A shard that fails is retried by Airflow with
 the same run id: it stages its work anew (what the failed attempt staged
 goes once the run is committed). Clearing a
 failed shard task later (with its downstream commit) completes the run the
-same way; a second commit of a committed run is a no-op and exits 0.
+same way; a second commit of a committed run is a no-op and exits 0. A
+shard of a run that is committed already does nothing and exits 1: clearing
+a whole DAG run to crawl again needs a new run id (trigger a new DAG run).
 
 Every task of one DAG run must pass the same `--run-id`: `{{ ts_nodash }}`
 is the logical date without punctuation, which a retry or a cleared task

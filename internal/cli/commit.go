@@ -84,7 +84,7 @@ func commitCmd(args []string, env Env) int {
 	case r.FailsDownstream():
 		code = ExitFailed
 	}
-	fmt.Fprintln(env.Stderr, commitSummary(r, shards))
+	fmt.Fprintln(env.Stderr, commitSummary(r, shards, errors.Is(err, stage.ErrCommitted)))
 	line, jerr := json.Marshal(r)
 	if jerr != nil {
 		fmt.Fprintf(env.Stderr, "databrew-stage commit: encode verdict: %v\n", jerr)
@@ -104,11 +104,16 @@ func commitCmd(args []string, env Env) int {
 }
 
 // commitSummary is the commit's human line: the combined verdict's, and
-// what was published.
-func commitSummary(r verdict.RunReport, shards int) string {
+// what was published; again says the run was committed already, by an
+// earlier commit, and this one changed nothing.
+func commitSummary(r verdict.RunReport, shards int, again bool) string {
 	s := fmt.Sprintf("%s run %s (%d shards): %s (%s) · %d new · %d changed · %d coverage gaps",
 		r.Config, r.RunID, shards, r.Outcome, r.Stop, r.Items.New, r.Items.Changed, r.CoverageGaps)
 	switch {
+	case again && r.Export.Published:
+		s += fmt.Sprintf(" · committed already: this commit changed nothing; the run published %d rows in %d files at %s", r.Export.Rows, len(r.Export.Files), r.Export.Path)
+	case again:
+		s += " · committed already: this commit changed nothing"
 	case r.Export.Published:
 		s += fmt.Sprintf(" · published %d rows in %d files at %s", r.Export.Rows, len(r.Export.Files), r.Export.Path)
 	case r.Export.Reason != "":

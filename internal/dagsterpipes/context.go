@@ -2,19 +2,20 @@ package dagsterpipes
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 )
 
 // Context is the execution context Dagster passes: the fields of the
 // protocol's PipesContextData the stage uses.
 type Context struct {
-	AssetKeys    []string       `json:"asset_keys"`
-	PartitionKey *string        `json:"partition_key"`
-	RunID        string         `json:"run_id"`
-	JobName      *string        `json:"job_name"`
-	RetryNumber  int            `json:"retry_number"`
-	Extras       map[string]any `json:"extras"`
+	AssetKeys    []string `json:"asset_keys"`
+	PartitionKey *string  `json:"partition_key"`
+	RunID        string   `json:"run_id"`
+	JobName      *string  `json:"job_name"`
+	RetryNumber  int      `json:"retry_number"`
+	// Extras are kept as they came: the stage reads none of them.
+	Extras json.RawMessage `json:"extras"`
 }
 
 // contextParams says where the context is.
@@ -32,9 +33,13 @@ func loadContext(encoded string) (Context, error) {
 	var raw []byte
 	switch {
 	case p.Path != nil:
-		b, err := os.ReadFile(*p.Path)
+		b, err := readRegular(*p.Path, maxContextBytes)
+		if errors.Is(err, errNotRegular) {
+			return Context{}, fmt.Errorf(`%s: the context path %s %w: Dagster writes a context to a regular file, or passes it inline as "data"`,
+				ContextEnv, *p.Path, err)
+		}
 		if err != nil {
-			return Context{}, fmt.Errorf("%s: read the context: %w", ContextEnv, err)
+			return Context{}, fmt.Errorf("%s: read the context %s: %w", ContextEnv, *p.Path, err)
 		}
 		raw = b
 	case p.Data != nil:

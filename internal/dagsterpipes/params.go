@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/dustin/go-humanize"
 )
 
 // The environment variables that carry the bootstrap parameters.
@@ -34,8 +36,14 @@ func EncodeParam(v any) (string, error) {
 	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
-// decodeParam decodes a bootstrap parameter into v.
+// decodeParam decodes a bootstrap parameter into v. What it decodes to
+// may have at most maxContextBytes: a parameter of a few kilobytes can
+// inflate to a gigabyte.
 func decodeParam(s string, v any) error {
+	if len(s) > base64.StdEncoding.EncodedLen(maxContextBytes) {
+		return fmt.Errorf("it is %s long; a Pipes parameter may have at most %s", humanize.IBytes(uint64(len(s))),
+			humanize.IBytes(uint64(base64.StdEncoding.EncodedLen(maxContextBytes))))
+	}
 	compressed, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		return fmt.Errorf("not base64: %w", err)
@@ -45,9 +53,12 @@ func decodeParam(s string, v any) error {
 		return fmt.Errorf("not zlib data: %w", err)
 	}
 	defer zr.Close()
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	raw, err := io.ReadAll(io.LimitReader(zr, maxContextBytes+1))
 	if err != nil {
 		return fmt.Errorf("not zlib data: %w", err)
+	}
+	if len(raw) > maxContextBytes {
+		return fmt.Errorf("it decodes to more than %s; a Pipes parameter may have at most that", humanize.IBytes(maxContextBytes))
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("not a JSON object: %w", err)

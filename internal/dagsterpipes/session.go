@@ -64,9 +64,13 @@ func Open(getenv func(string) string, stdout, stderr io.Writer) (*Session, error
 	s := &Session{Context: c}
 	switch {
 	case p.Path != nil:
-		f, err := os.OpenFile(*p.Path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := openAppend(*p.Path)
+		if errors.Is(err, errNotRegular) {
+			return nil, fmt.Errorf(`dagster pipes: %s: the messages path %s %w: messages are appended to a regular file, which Dagster's `+
+				`file message reader reads; to write them to a stream, give {"stdio": "stderr"} (or "stdout")`, MessagesEnv, *p.Path, err)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("dagster pipes: open the messages file: %w", err)
+			return nil, fmt.Errorf("dagster pipes: %s: open the messages file %s: %w", MessagesEnv, *p.Path, err)
 		}
 		s.w, s.file = f, f
 	case p.Stdio != nil && *p.Stdio == "stdout":
