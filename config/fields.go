@@ -17,7 +17,7 @@ import (
 // listing reads [listing].
 func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec {
 	ls := extract.ListingSpec{Format: extract.Format(r.Format), ItemLinks: r.ItemLinks, Items: r.Items, End: r.End}
-	ls.NextPage, ls.NextPageAttr = v.nextPage(r.NextPage)
+	ls.NextPage, ls.NextPageAttr, v.linkHeader = v.nextPage(r.NextPage)
 	if r.ItemLinks == "" && r.Items == "" && !fromSitemaps {
 		v.errorf("listing.item_links", "required unless listing.items or listing.sitemaps is set")
 	}
@@ -30,17 +30,18 @@ func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec
 	return ls
 }
 
-// nextPage reads next_page: a selector (or expression), or a table
-// { css = "selector", attr = "attribute" }.
-func (v *validator) nextPage(val any) (sel, attr string) {
+// nextPage reads next_page: a selector (or expression), a table
+// { css = "selector", attr = "attribute" }, or { header = "link" } (the
+// Link header's rel="next" target).
+func (v *validator) nextPage(val any) (sel, attr string, linkHeader bool) {
 	switch x := val.(type) {
 	case nil:
-		return "", ""
+		return "", "", false
 	case string:
 		if strings.TrimSpace(x) == "" {
 			v.errorf("listing.next_page", "is empty: leave it out when there is no next page")
 		}
-		return x, ""
+		return x, "", false
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -50,25 +51,37 @@ func (v *validator) nextPage(val any) (sel, attr string) {
 		for _, k := range keys {
 			s, ok := x[k].(string)
 			switch {
-			case k != "css" && k != "attr":
-				v.errorf("listing.next_page."+k, "unknown key%s", suggestAmong(k, "css", "attr"))
+			case k != "css" && k != "attr" && k != "header":
+				v.errorf("listing.next_page."+k, "unknown key%s", suggestAmong(k, "css", "attr", "header"))
 			case !ok:
 				v.errorf("listing.next_page."+k, "must be a string, got %s", tomlKind(x[k]))
 			case strings.TrimSpace(s) == "":
 				v.errorf("listing.next_page."+k, "is empty")
+			case k == "header":
+				if !strings.EqualFold(strings.TrimSpace(s), "link") {
+					v.errorf("listing.next_page.header", `must be "link" (the rel="next" target of the Link header), got %q`, s)
+				}
+				linkHeader = true
 			case k == "css":
 				sel = s
 			default:
 				attr = s
 			}
 		}
-		if _, ok := x["css"]; !ok {
-			v.errorf("listing.next_page", `a table needs css, the selector of the element holding the URL: { css = "#grid", attr = "data-next-api" }`)
+		_, hasCSS := x["css"]
+		switch _, hasHeader := x["header"]; {
+		case hasHeader && len(x) > 1:
+			v.errorf("listing.next_page", `header goes alone: { header = "link" }`)
+		case !hasHeader && !hasCSS:
+			v.errorf("listing.next_page", `a table needs css, the selector of the element holding the URL: { css = "#grid", attr = "data-next-api" }, or header: { header = "link" }`)
 		}
-		return sel, attr
+		if linkHeader {
+			return "", "", true
+		}
+		return sel, attr, false
 	}
-	v.errorf("listing.next_page", `must be a selector or a table { css = "...", attr = "..." }, got %s`, tomlKind(val))
-	return "", ""
+	v.errorf("listing.next_page", `must be a selector or a table { css = "...", attr = "..." } or { header = "link" }, got %s`, tomlKind(val))
+	return "", "", false
 }
 
 // item reads [item] but its fields.

@@ -44,3 +44,26 @@ func TestIgnoreParams(t *testing.T) {
 		}
 	}
 }
+
+func TestNextPageHeaderAndPagesStep(t *testing.T) {
+	const head = "name = \"shop\"\nstart_urls = [\"https://shop.example/api\"]\n\n[listing]\nformat = \"json\"\nitem_links = \"[].url\"\n"
+	const tail = "\n[item.fields]\ntitle = { css = \"h1\" }\n"
+	cfg, err := Parse("shop.toml", []byte(head+`next_page = { header = "Link" }`+tail))
+	if err != nil || !cfg.Sources.LinkHeader || cfg.Extract.Listing.NextPage != "" {
+		t.Fatalf("header = Link: %+v, %v", cfg.Sources, err)
+	}
+	cfg, err = Parse("shop.toml", []byte(head+`pages = { param = "offset", start = 0, step = 24 }`+tail))
+	if err != nil || *cfg.Sources.Pages != (Pages{Param: "offset", Start: 0, Step: 24}) {
+		t.Fatalf("pages with a step: %+v, %v", cfg.Sources.Pages, err)
+	}
+	for _, tt := range []struct{ toml, want string }{
+		{`next_page = { header = "etag" }`, `shop.toml:7: listing.next_page.header: must be "link"`},
+		{`next_page = { header = "link", css = "a" }`, `shop.toml:7: listing.next_page: header goes alone`},
+		{`pages = { param = "offset", step = 0 }`, `shop.toml:7: listing.pages.step: must be a positive integer`},
+	} {
+		_, err := Parse("shop.toml", []byte(head+tt.toml+tail))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.toml, err, tt.want)
+		}
+	}
+}

@@ -15,15 +15,19 @@ type Sources struct {
 	// SitemapMatch, when set, keeps only the <loc>s it matches as item
 	// pages.
 	SitemapMatch *regexp.Regexp
-	// Pages, when set, follows ?param=start, start+1, ... from each start
-	// URL until a page yields no item and no item link, or answers 404.
+	// Pages, when set, follows ?param=start, start+step, ... from each
+	// start URL until a page of the chain ends it (see crawl's chain.go).
 	Pages *Pages
+	// LinkHeader is next_page = { header = "link" }: a listing page's next
+	// page is the rel="next" target of its Link header.
+	LinkHeader bool
 }
 
-// Pages is parameter pagination.
+// Pages is parameter pagination: Param takes Start, Start+Step, ...
 type Pages struct {
 	Param string
 	Start int
+	Step  int
 }
 
 // SitemapsRobots names, in [listing] sitemaps, the Sitemap: lines of each
@@ -34,12 +38,13 @@ const SitemapsRobots = "robots"
 // robots.txt is read: sitemaps, and no listing page to read.
 func (c *Config) HostsOnly() bool {
 	l := c.Extract.Listing
-	return len(c.Sources.Sitemaps) > 0 && l.ItemLinks == "" && l.Items == "" && l.NextPage == "" && c.Sources.Pages == nil
+	return len(c.Sources.Sitemaps) > 0 && l.ItemLinks == "" && l.Items == "" && l.NextPage == "" && c.Sources.Pages == nil && !c.Sources.LinkHeader
 }
 
 type rawPages struct {
 	Param string `toml:"param"`
 	Start *int   `toml:"start"`
+	Step  *int   `toml:"step"`
 }
 
 // sources checks [listing]'s sitemaps, sitemap_match and pages.
@@ -70,15 +75,20 @@ func (v *validator) sources(r rawListing) Sources {
 		}
 	}
 	if r.Pages != nil {
-		p := Pages{Param: strings.TrimSpace(r.Pages.Param), Start: 1}
+		p := Pages{Param: strings.TrimSpace(r.Pages.Param), Start: 1, Step: 1}
 		if r.Pages.Start != nil {
 			p.Start = *r.Pages.Start
+		}
+		if r.Pages.Step != nil {
+			p.Step = *r.Pages.Step
 		}
 		switch {
 		case p.Param == "" || strings.ContainsAny(p.Param, "&=#?/ "):
 			v.errorf("listing.pages.param", "%q is not a query parameter name", r.Pages.Param)
 		case p.Start < 0:
 			v.errorf("listing.pages.start", "must not be negative, got %d", p.Start)
+		case p.Step < 1:
+			v.errorf("listing.pages.step", "must be a positive integer (the offset between pages), got %d", p.Step)
 		default:
 			s.Pages = &p
 		}

@@ -27,6 +27,8 @@ type validator struct {
 	keys   *keyIndex
 	getenv func(string) string
 	errs   Errors
+	// linkHeader is next_page = { header = "link" }, read with [listing].
+	linkHeader bool
 }
 
 func (v *validator) errorf(key, format string, args ...any) {
@@ -53,6 +55,7 @@ func (v *validator) config(raw rawConfig) *Config {
 	v.scope(cfg)
 	cfg.IgnoreParams = v.ignoreParams(raw, cfg.Sources)
 	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)
+	cfg.Sources.LinkHeader = v.linkHeader
 	cfg.Extract.IgnoreParams = cfg.IgnoreParams
 	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)

@@ -41,7 +41,7 @@ func (r *run) followChain(q Queued, y Yield, memo *PageMemo, held int, c *comple
 			return true
 		}
 		c.chain = &ChainMark{Held: held}
-		if next, ok := NextPageNumber(q.URL, param); ok {
+		if next, ok := NextPageNumber(q.URL, param, r.e.s.PageStep); ok {
 			c.links = append(c.links, Entry{URL: next, Kind: KindListing, Paged: true, Prev: digest})
 		}
 		return false
@@ -151,8 +151,9 @@ func pageNumber(raw, param string) string {
 }
 
 // NextPageNumber is the URL of the page after raw in parameter pagination:
-// the same URL with param one higher (from 0 when raw lacks it).
-func NextPageNumber(raw, param string) (string, bool) {
+// the same URL with param step higher (from 0 when raw lacks it; a step
+// below 1 is 1).
+func NextPageNumber(raw, param string, step int) (string, bool) {
 	u, err := url.Parse(raw)
 	if err != nil || param == "" {
 		return "", false
@@ -164,7 +165,7 @@ func NextPageNumber(raw, param string) (string, bool) {
 			return "", false
 		}
 	}
-	return SetPageNumber(u, param, n+1), true
+	return SetPageNumber(u, param, n+max(step, 1)), true
 }
 
 // SetPageNumber is u with param set to n.

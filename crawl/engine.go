@@ -24,8 +24,13 @@ type Settings struct {
 	Starts    []Entry
 	// PageParam, when set, is the query parameter of parameter
 	// pagination: each listing start URL is page 1 of a chain (see
-	// Entry.Paged), its number already set by the caller.
-	PageParam      string
+	// Entry.Paged), its number already set by the caller; PageStep is
+	// what the number goes up by from page to page (0 means 1).
+	PageParam string
+	PageStep  int
+	// LinkHeader follows, from every listing page, the rel="next" target
+	// of its Link header as a listing page.
+	LinkHeader     bool
 	AllowedDomains []string
 	Concurrency    int
 	// MaxRequests is the request budget; 0 means none.

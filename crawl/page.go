@@ -35,6 +35,13 @@ func (r *run) read(q Queued, resp *Response, j judgment) (Yield, judgment) {
 		return Yield{}, j
 	}
 	y, err := reader.Read(Page{URL: base, Status: resp.Status, ContentType: resp.Header.Get("Content-Type"), Body: resp.Body})
+	if err == nil && q.Kind == KindListing && r.e.s.LinkHeader {
+		if target, ok := nextLink(resp.Header); ok {
+			if u, perr := base.Parse(target); perr == nil {
+				y.Links = append(y.Links, Link{URL: u.String(), Kind: KindListing})
+			}
+		}
+	}
 	var pe *PageError
 	switch {
 	case errors.As(err, &pe) && pe.Failure:

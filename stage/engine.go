@@ -138,12 +138,12 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		return nil, nil, fmt.Errorf("ignore_params: %w", err)
 	}
 	listings, others := starts(cfg)
-	pageParam := ""
+	pageParam, pageStep := "", 1
 	if cfg.Sources.Pages != nil {
-		pageParam = cfg.Sources.Pages.Param
+		pageParam, pageStep = cfg.Sources.Pages.Param, cfg.Sources.Pages.Step
 	}
 	eng, err = crawl.New(crawl.Settings{
-		RunID: runID, StartURLs: listings, Starts: others, PageParam: pageParam, AllowedDomains: cfg.AllowedDomains,
+		RunID: runID, StartURLs: listings, Starts: others, PageParam: pageParam, PageStep: pageStep, LinkHeader: cfg.Sources.LinkHeader, AllowedDomains: cfg.AllowedDomains,
 		Concurrency: p.Concurrency, MaxRequests: maxRequests, Retries: p.Retries,
 		Backoff: p.Backoff, MaxBackoff: p.MaxBackoff, RetryPassDelay: p.RetryPassDelay, MaxCrawlDelay: p.MaxCrawlDelay,
 		Thresholds: p.Thresholds(),
