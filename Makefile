@@ -48,9 +48,12 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./config
 	$(GO) test -run='^$$' -fuzz='^FuzzNormalizeURL$$' -fuzztime=$(FUZZTIME) ./crawl
 	$(GO) test -run='^$$' -fuzz='^FuzzScope$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzNextLink$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzStrip$$' -fuzztime=$(FUZZTIME) ./urlparams
 	$(GO) test -run='^$$' -fuzz='^FuzzItem$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzParseNumber$$' -fuzztime=$(FUZZTIME) ./extract
+	$(GO) test -run='^$$' -fuzz='^FuzzReadNumber$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzParseBool$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzParseTime$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzRunReport$$' -fuzztime=$(FUZZTIME) ./verdict
