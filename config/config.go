@@ -44,6 +44,9 @@ type Config struct {
 	// Revisit, when set, lets a run skip item pages that are not due (the
 	// [revisit] table); nil fetches every item page every traversal.
 	Revisit *Revisit
+	// ListingRequest, when set, says how listing pages are requested
+	// ([listing] request); nil requests them with a plain GET.
+	ListingRequest *ListingRequest
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.

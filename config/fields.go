@@ -17,7 +17,11 @@ import (
 // listing reads [listing].
 func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec {
 	ls := extract.ListingSpec{Format: extract.Format(r.Format), ItemLinks: r.ItemLinks, Items: r.Items, End: r.End}
-	ls.NextPage, ls.NextPageAttr, v.linkHeader = v.nextPage(r.NextPage)
+	var next nextPageTable
+	ls.NextPage, next = v.nextPage(r.NextPage)
+	ls.NextPageAttr, v.linkHeader = next.attr, next.linkHeader
+	v.cursor = v.nextCursor(r, next)
+	ls.NextCursor = v.cursor != nil
 	if r.ItemLinks == "" && r.Items == "" && !fromSitemaps {
 		v.errorf("listing.item_links", "required unless listing.items or listing.sitemaps is set")
 	}
@@ -30,18 +34,33 @@ func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec
 	return ls
 }
 
-// nextPage reads next_page: a selector (or expression), a table
-// { css = "selector", attr = "attribute" }, or { header = "link" } (the
-// Link header's rel="next" target).
-func (v *validator) nextPage(val any) (sel, attr string, linkHeader bool) {
+// nextPageTable is what next_page says beyond a plain selector or
+// expression.
+type nextPageTable struct {
+	attr       string // { css, attr }: the attribute holding the URL
+	linkHeader bool   // { header = "link" }
+	// { json, param } or { json, body }: the expression names a cursor
+	// for this request's query parameter param, or for the member of its
+	// body at the dotted path body.
+	param, body string
+}
+
+// nextPageKeys are the keys a next_page table may hold.
+var nextPageKeys = []string{"css", "attr", "header", "json", "param", "body"}
+
+// nextPage reads next_page: a selector (or expression), or a table:
+// { css = "selector", attr = "attribute" }, { header = "link" } (the Link
+// header's rel="next" target), { json = "expr", param = "cursor" } or
+// { json = "expr", body = "variables.after" }.
+func (v *validator) nextPage(val any) (sel string, t nextPageTable) {
 	switch x := val.(type) {
 	case nil:
-		return "", "", false
+		return "", t
 	case string:
 		if strings.TrimSpace(x) == "" {
 			v.errorf("listing.next_page", "is empty: leave it out when there is no next page")
 		}
-		return x, "", false
+		return x, t
 	case map[string]any:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -51,8 +70,8 @@ func (v *validator) nextPage(val any) (sel, attr string, linkHeader bool) {
 		for _, k := range keys {
 			s, ok := x[k].(string)
 			switch {
-			case k != "css" && k != "attr" && k != "header":
-				v.errorf("listing.next_page."+k, "unknown key%s", suggestAmong(k, "css", "attr", "header"))
+			case !slices.Contains(nextPageKeys, k):
+				v.errorf("listing.next_page."+k, "unknown key%s", suggestAmong(k, nextPageKeys...))
 			case !ok:
 				v.errorf("listing.next_page."+k, "must be a string, got %s", tomlKind(x[k]))
 			case strings.TrimSpace(s) == "":
@@ -61,27 +80,45 @@ func (v *validator) nextPage(val any) (sel, attr string, linkHeader bool) {
 				if !strings.EqualFold(strings.TrimSpace(s), "link") {
 					v.errorf("listing.next_page.header", `must be "link" (the rel="next" target of the Link header), got %q`, s)
 				}
-				linkHeader = true
-			case k == "css":
+				t.linkHeader = true
+			case k == "css" || k == "json":
 				sel = s
+			case k == "attr":
+				t.attr = s
+			case k == "param":
+				t.param = strings.TrimSpace(s)
 			default:
-				attr = s
+				t.body = strings.TrimSpace(s)
 			}
 		}
-		_, hasCSS := x["css"]
-		switch _, hasHeader := x["header"]; {
-		case hasHeader && len(x) > 1:
-			v.errorf("listing.next_page", `header goes alone: { header = "link" }`)
-		case !hasHeader && !hasCSS:
-			v.errorf("listing.next_page", `a table needs css, the selector of the element holding the URL: { css = "#grid", attr = "data-next-api" }, or header: { header = "link" }`)
+		v.nextPageShape(x)
+		if t.linkHeader {
+			return "", nextPageTable{linkHeader: true}
 		}
-		if linkHeader {
-			return "", "", true
-		}
-		return sel, attr, false
+		return sel, t
 	}
-	v.errorf("listing.next_page", `must be a selector or a table { css = "...", attr = "..." } or { header = "link" }, got %s`, tomlKind(val))
-	return "", "", false
+	v.errorf("listing.next_page", `must be a selector or a table { css = "...", attr = "..." }, { header = "link" }, or { json = "...", param = "..." } or body, got %s`, tomlKind(val))
+	return "", t
+}
+
+// nextPageShape checks which keys a next_page table combines.
+func (v *validator) nextPageShape(x map[string]any) {
+	has := func(k string) bool { _, ok := x[k]; return ok }
+	switch {
+	case has("header") && len(x) > 1:
+		v.errorf("listing.next_page", `header goes alone: { header = "link" }`)
+	case has("header"):
+	case has("css") && has("json"):
+		v.errorf("listing.next_page", "css and json are two sources: a table has one")
+	case has("json") && has("param") == has("body"):
+		v.errorf("listing.next_page", `a json next page names where its value goes: { json = "...", param = "cursor" } (a query parameter) or { json = "...", body = "variables.after" } (a member of the request's JSON body), one of them`)
+	case has("json") && has("attr"):
+		v.errorf("listing.next_page.attr", "only with css")
+	case has("css") && (has("param") || has("body")):
+		v.errorf("listing.next_page", "param and body go with json, the expression whose value they carry")
+	case !has("css") && !has("json"):
+		v.errorf("listing.next_page", `a table needs css, the selector of the element holding the URL: { css = "#grid", attr = "data-next-api" }, or header: { header = "link" }, or json with param or body`)
+	}
 }
 
 // item reads [item] but its fields.

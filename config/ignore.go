@@ -26,12 +26,21 @@ func (v *validator) ignoreParams(raw rawConfig, sources Sources) []string {
 	if err != nil {
 		return nil // every problem is reported above
 	}
-	if pg := sources.Pages; pg != nil && f.Matches(pg.Param) {
+	check := func(param, what string) {
+		if !f.Matches(param) {
+			return
+		}
 		key := "ignore_params"
-		if len(raw.IgnoreParams) == 0 || !mustMatch(raw.IgnoreParams, pg.Param) {
+		if !mustMatch(raw.IgnoreParams, param) {
 			key = "ignore_params_defaults"
 		}
-		v.errorf(key, "a pattern drops %q, the parameter listing.pages counts with: pages could not tell its pages apart", pg.Param)
+		v.errorf(key, "a pattern drops %q, the parameter %s: its pages could not be told apart", param, what)
+	}
+	if pg := sources.Pages; pg != nil {
+		check(pg.Param, "listing.pages counts with")
+	}
+	if c := sources.Cursor; c != nil && c.Param != "" {
+		check(c.Param, "listing.next_page carries its cursor in")
 	}
 	return out
 }

@@ -67,3 +67,43 @@ func TestNextPageHeaderAndPagesStep(t *testing.T) {
 		}
 	}
 }
+
+func TestListingRequest(t *testing.T) {
+	t.Setenv("SHOP_TOKEN", "tok")
+	const head = "name = \"shop\"\nstart_urls = [\"https://shop.example/api/graphql\"]\n\n[listing]\nformat = \"json\"\nitem_links = \"data.items[].url\"\n"
+	const fields = "\n[item.fields]\ntitle = { css = \"h1\" }\n"
+	good := head + `next_page = { json = "data.next", body = "variables.after" }
+[listing.request]
+method = "post"
+headers = { "X-Token" = "${SHOP_TOKEN}" }
+body = '{"query": "query($$after: String) { items(after: $after) }", "variables": {"after": null}}'
+` + fields
+	cfg, err := Parse("shop.toml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lr := cfg.ListingRequest
+	if lr.Method != "POST" || lr.Body.Value() != `{"query": "query($after: String) { items(after: $after) }", "variables": {"after": null}}` ||
+		lr.Header().Get("X-Token") != "tok" || lr.Header().Get("Content-Type") != "application/json" ||
+		!slices.Equal(cfg.Sources.Cursor.BodyPath, []string{"variables", "after"}) || !cfg.Extract.Listing.NextCursor {
+		t.Fatalf("listing request %+v, body %q, cursor %+v", lr, lr.Body.Value(), cfg.Sources.Cursor)
+	}
+	for _, tt := range []struct{ toml, want string }{
+		{head + "[listing.request]\nmethod = \"PUT\"\n" + fields, `shop.toml:8: listing.request.method: must be "GET" or "POST"`},
+		{head + "[listing.request]\nbody = \"{}\"\n" + fields, `shop.toml:8: listing.request.body: a GET request has no body`},
+		{head + "[listing.request]\nmethod = \"POST\"\nbody = '${NOPE_UNSET}'\n" + fields, `listing.request.body: ${NOPE_UNSET} is not set`},
+		{head + `next_page = { json = "next" }` + fields, `shop.toml:7: listing.next_page: a json next page names where its value goes`},
+		{head + `next_page = { json = "next", param = "c", body = "a" }` + fields, `listing.next_page: a json next page names where its value goes`},
+		{head + `next_page = { json = "next", body = "variables.after" }` + fields, `listing.next_page.body: the cursor goes into the body of a POST listing request`},
+		{head + `next_page = { json = "next", param = "utm_cursor" }` + fields, `ignore_params_defaults: a pattern drops "utm_cursor"`},
+		{strings.Replace(head, `format = "json"`, `format = "html"`, 1) + `next_page = { json = "next", param = "c" }` + fields, `listing.next_page: json with param or body reads a json listing`},
+	} {
+		_, err := Parse("shop.toml", []byte(tt.toml))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s\nerr = %v, want %q", tt.toml, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "tok") {
+			t.Errorf("an error quotes the token: %v", err)
+		}
+	}
+}

@@ -61,8 +61,9 @@ type rawListing struct {
 	Items        string    `toml:"items"`
 	Sitemaps     []string  `toml:"sitemaps"`
 	SitemapMatch string    `toml:"sitemap_match"`
-	Pages        *rawPages `toml:"pages"`
-	End          string    `toml:"end"`
+	Pages        *rawPages          `toml:"pages"`
+	End          string             `toml:"end"`
+	Request      *rawListingRequest `toml:"request"`
 }
 
 type rawItem struct {

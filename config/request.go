@@ -70,35 +70,7 @@ var reservedHeaders = map[string]string{
 // request checks the [request] table. Its messages name keys and
 // variables, never a value: a value may be a secret.
 func (v *validator) request(r rawRequest) Request {
-	req := Request{CookieJar: r.CookieJar}
-	if len(r.Headers) > 0 {
-		req.Headers = make(map[string]Secret, len(r.Headers))
-	}
-	for _, name := range v.declared("request.headers", r.Headers) {
-		key := "request.headers." + name
-		canon := http.CanonicalHeaderKey(name)
-		if !httpguts.ValidHeaderFieldName(name) {
-			v.errorf(key, "%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
-			continue
-		}
-		if why, ok := reservedHeaders[canon]; ok {
-			v.errorf(key, "a config may not set %s: %s", canon, why)
-			continue
-		}
-		if _, dup := req.Headers[canon]; dup {
-			v.errorf(key, "%s is given twice (header names ignore case)", canon)
-			continue
-		}
-		val, vars, ok := v.expand(key, r.Headers[name])
-		if !ok {
-			continue
-		}
-		if !httpguts.ValidHeaderFieldValue(val) {
-			v.errorf(key, "the value%s is not a valid header value: it holds a line break or another control character", from(vars))
-			continue
-		}
-		req.Headers[canon] = newSecret(val)
-	}
+	req := Request{CookieJar: r.CookieJar, Headers: v.headers("request.headers", r.Headers)}
 	if len(r.Cookies) > 0 {
 		req.Cookies = make(map[string]Secret, len(r.Cookies))
 	}
@@ -119,6 +91,42 @@ func (v *validator) request(r rawRequest) Request {
 		req.Cookies[name] = newSecret(val)
 	}
 	return req
+}
+
+// headers checks a table of request headers (table names it): valid
+// names and values, none reserved or given twice, ${NAME} expanded. Its
+// messages name keys and variables, never a value.
+func (v *validator) headers(table string, raw map[string]string) map[string]Secret {
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make(map[string]Secret, len(raw))
+	for _, name := range v.declared(table, raw) {
+		key := table + "." + name
+		canon := http.CanonicalHeaderKey(name)
+		if !httpguts.ValidHeaderFieldName(name) {
+			v.errorf(key, "%q is not a valid header name (letters, digits and !#$%%&'*+-.^_`|~ only)", name)
+			continue
+		}
+		if why, ok := reservedHeaders[canon]; ok {
+			v.errorf(key, "a config may not set %s: %s", canon, why)
+			continue
+		}
+		if _, dup := out[canon]; dup {
+			v.errorf(key, "%s is given twice (header names ignore case)", canon)
+			continue
+		}
+		val, vars, ok := v.expand(key, raw[name])
+		if !ok {
+			continue
+		}
+		if !httpguts.ValidHeaderFieldValue(val) {
+			v.errorf(key, "the value%s is not a valid header value: it holds a line break or another control character", from(vars))
+			continue
+		}
+		out[canon] = newSecret(val)
+	}
+	return out
 }
 
 // declared returns the names of a [request] map in the order the file

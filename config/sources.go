@@ -21,6 +21,17 @@ type Sources struct {
 	// LinkHeader is next_page = { header = "link" }: a listing page's next
 	// page is the rel="next" target of its Link header.
 	LinkHeader bool
+	// Cursor, when set, is where the cursor a json next_page names goes:
+	// the next listing request is the one that gave the page with it.
+	Cursor *Cursor
+}
+
+// Cursor is next_page = { json, param } or { json, body }.
+type Cursor struct {
+	// Param is the query parameter the cursor goes into, or
+	Param string
+	// BodyPath the members of the JSON body it goes into.
+	BodyPath []string
 }
 
 // Pages is parameter pagination: Param takes Start, Start+Step, ...

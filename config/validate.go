@@ -27,8 +27,10 @@ type validator struct {
 	keys   *keyIndex
 	getenv func(string) string
 	errs   Errors
-	// linkHeader is next_page = { header = "link" }, read with [listing].
+	// linkHeader is next_page = { header = "link" }, and cursor what a json
+	// next_page's value goes into, read with [listing].
 	linkHeader bool
+	cursor     *Cursor
 }
 
 func (v *validator) errorf(key, format string, args ...any) {
@@ -53,9 +55,11 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Sources = v.sources(raw.Listing)
 	v.scope(cfg)
-	cfg.IgnoreParams = v.ignoreParams(raw, cfg.Sources)
 	cfg.Extract = v.extract(raw, len(cfg.Sources.Sitemaps) > 0)
-	cfg.Sources.LinkHeader = v.linkHeader
+	cfg.Sources.LinkHeader, cfg.Sources.Cursor = v.linkHeader, v.cursor
+	cfg.IgnoreParams = v.ignoreParams(raw, cfg.Sources)
+	cfg.ListingRequest = v.listingRequest(raw.Listing.Request)
+	v.checkCursor(cfg)
 	cfg.Extract.IgnoreParams = cfg.IgnoreParams
 	cfg.Extract.Listing.MaxLinks = cfg.Policy.MaxLinksPerPage
 	cfg.Block = v.block(raw.Block)

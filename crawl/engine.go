@@ -30,7 +30,13 @@ type Settings struct {
 	PageStep  int
 	// LinkHeader follows, from every listing page, the rel="next" target
 	// of its Link header as a listing page.
-	LinkHeader     bool
+	LinkHeader bool
+	// ListingRequest, when set, says how listing pages are requested
+	// (method, headers, body); nil requests them with a GET.
+	ListingRequest *ListingRequest
+	// NextCursor, when set, follows the cursor a JSON listing page yields
+	// (see Yield.Cursor) to the next listing request.
+	NextCursor *NextCursor
 	AllowedDomains []string
 	Concurrency    int
 	// MaxRequests is the request budget; 0 means none.

@@ -26,7 +26,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // netFetcher is a plain net/http Fetcher for the engine's own tests.
 type netFetcher struct{ c *http.Client }
 
-func (f netFetcher) Fetch(ctx context.Context, u string, hdr http.Header) (*crawl.Response, error) {
+func (f netFetcher) Fetch(ctx context.Context, r crawl.Request) (*crawl.Response, error) {
+	u := r.URL
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err

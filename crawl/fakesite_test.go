@@ -60,7 +60,8 @@ func newFakeSite(listings, perPage int) *fakeSite {
 func (s *fakeSite) answer(u string, as ...answer) { s.script[u] = as }
 
 // Fetch answers a request from the script or with the site's page.
-func (s *fakeSite) Fetch(ctx context.Context, u string, _ http.Header) (*crawl.Response, error) {
+func (s *fakeSite) Fetch(ctx context.Context, req crawl.Request) (*crawl.Response, error) {
+	u := req.URL
 	if err := ctx.Err(); err != nil {
 		return nil, &crawl.FetchError{Canceled: true, Reason: "canceled", Err: err}
 	}

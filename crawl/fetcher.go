@@ -11,11 +11,25 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// Fetcher performs one HTTP exchange for a URL. It does not retry: the
-// engine does. A fetch that did not produce a response returns an error,
-// ideally a *FetchError that says how the engine should count it.
+// Fetcher performs one HTTP exchange. It does not retry: the engine does.
+// A fetch that did not produce a response returns an error, ideally a
+// *FetchError that says how the engine should count it.
 type Fetcher interface {
-	Fetch(ctx context.Context, url string, hdr http.Header) (*Response, error)
+	Fetch(ctx context.Context, req Request) (*Response, error)
+}
+
+// Request is one HTTP request the engine asks a Fetcher for.
+type Request struct {
+	// Method is the HTTP method; "" is GET.
+	Method string
+	// URL is the URL to request; a fragment, which no request sends, is
+	// left out.
+	URL string
+	// Header holds the headers the engine adds: a refresh hook's, the
+	// listing request's, conditional ones.
+	Header http.Header
+	// Body is sent as it is; nil sends none.
+	Body []byte
 }
 
 // Response is one HTTP response with its body read.

@@ -95,7 +95,7 @@ func (r *run) remember(c *completion, resp *Response, old *PageMemo, had bool) {
 		return
 	}
 	etag, lastModified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
-	if etag == "" && lastModified == "" && r.e.s.Revisit == nil {
+	if c.replayless || etag == "" && lastModified == "" && r.e.s.Revisit == nil {
 		r.rememberChain(c, had)
 		return
 	}

@@ -72,6 +72,9 @@ func (r *run) yield(q Queued, y Yield, memo *PageMemo, c *completion) {
 		}
 	}
 	c.pageGaps = append(c.pageGaps, outside.gaps(q, r.e.s.AllowedDomains)...)
+	if y.Cursor != "" && q.Kind == KindListing && r.e.s.NextCursor != nil {
+		r.followCursor(q, y.Cursor, c)
+	}
 	stored := 0
 	for _, it := range y.Items {
 		if len(it.Key) > MaxKeyBytes {
@@ -130,6 +133,23 @@ func (r *run) appendLink(c *completion, l Link, outside *outOfScope) bool {
 	}
 	c.links = append(c.links, Entry{URL: norm, Kind: l.Kind, Card: l.Card})
 	return true
+}
+
+// followCursor queues the listing request a page's cursor names.
+func (r *run) followCursor(q Queued, cursor string, c *completion) {
+	next, err := r.e.s.NextCursor.nextCursorEntry(q, cursor)
+	if err != nil {
+		c.pageGaps = append(c.pageGaps, verdict.Gap{URL: shortURL(q.URL), Reason: fmt.Sprintf("next_page cursor %s: %v", shortURL(cursor), err)})
+		return
+	}
+	if len(r.e.s.NextCursor.BodyPath) == 0 {
+		norm, _, ok := r.e.canon(next.URL)
+		if !ok {
+			return
+		}
+		next.URL = norm
+	}
+	c.links = append(c.links, next)
 }
 
 func (r *run) version(it extract.Item, now time.Time) ItemVersion {

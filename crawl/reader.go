@@ -61,6 +61,10 @@ type Yield struct {
 	// is an end (what the items expression yielded instead of an empty
 	// array, say).
 	NotEnd string
+	// Cursor is the JSON text of the cursor a JSON listing page names for
+	// the next listing request (next_page with param or body; see
+	// Settings.NextCursor); "" when it names none, which ends the chain.
+	Cursor string
 }
 
 // Ending is what a listing page says of itself as the possible end of a

@@ -58,6 +58,9 @@ type completion struct {
 	// chain, for a page of a pages chain that was read, is what it held:
 	// its memo keeps it for the next traversal (see followChain).
 	chain *ChainMark
+	// replayless: the page was requested with a POST, which no memo may
+	// answer for, so its memo keeps no validators.
+	replayless bool
 	// Under a revisit policy, due are the links to queue (c.links less
 	// the item pages that are not due, which are in skips); nil without
 	// one.
@@ -112,6 +115,14 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		}
 	}
 	memo, hadMemo := r.memo(q)
+	if q.Kind == KindListing && e.s.ListingRequest.post() {
+		// A POST is never conditional: no memo answers for it.
+		memo, c.replayless = nil, true
+	}
+	if _, err := e.request(q, nil); err != nil {
+		c.class, c.gap, c.reason = verdict.ClassNeutral, true, fmt.Sprintf("listing request: %v", err)
+		return c
+	}
 	refreshed := false
 	for attempt := 0; ; attempt++ {
 		if !r.budget.take() {
@@ -127,7 +138,8 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		if memo.Conditional() {
 			hdr = conditionalHeader(hdr, memo)
 		}
-		resp, err := e.d.Fetcher.Fetch(ctx, q.URL, hdr)
+		req, _ := e.request(q, hdr) // checked above
+		resp, err := e.d.Fetcher.Fetch(ctx, req)
 		c.requests++
 		if attempt > 0 {
 			c.retries++

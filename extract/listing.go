@@ -36,6 +36,10 @@ type Listing struct {
 	// listing without an End selector).
 	End    bool
 	NotEnd string
+	// Cursor is the JSON text of the cursor a JSON listing names for the
+	// next listing request when next_page names a cursor
+	// (ListingSpec.NextCursor); "" ends the chain.
+	Cursor string
 	// Notes say what a listing selector matched but could not use, such
 	// as a next_page matching elements without an href, or that it found
 	// nothing.

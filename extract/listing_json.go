@@ -28,7 +28,8 @@ func (x *Extractor) ListingJSON(doc any, pageURL *url.URL) Listing {
 			l.note("item_links", fmt.Sprintf("item_links %q yields null: the expression finds nothing on this page", x.spec.Listing.ItemLinks))
 		}
 	}
-	if x.nextPageJSON != nil {
+	x.jsonCursor(r, doc, &l)
+	if x.nextPageJSON != nil && !x.spec.Listing.NextCursor {
 		var dropped int
 		l.NextPages, dropped, _ = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
 		l.Dropped += dropped

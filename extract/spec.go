@@ -126,6 +126,10 @@ type ListingSpec struct {
 	// NextPageAttr is the attribute of a NextPage element that holds the
 	// URL (HTML only); empty means href.
 	NextPageAttr string
+	// NextCursor says NextPage's value (JSON only) is a cursor for the
+	// next listing request (next_page with param or body), not a URL: it
+	// is Listing.Cursor.
+	NextCursor bool
 	// Items, when set, selects item cards on the listing page itself (in
 	// JSON, an expression giving an array of objects); item fields are
 	// then read relative to each card and item pages are not fetched.

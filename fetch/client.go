@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -43,11 +45,22 @@ func (c *Client) Close() { c.hc.CloseIdleConnections() }
 // the Response (status and headers, no body). The caller should Release the
 // Response once done with its Body.
 func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Response, error) {
+	return c.Do(ctx, http.MethodGet, rawURL, hdr, nil)
+}
+
+// Do is Fetch with another method, and a body to send (nil for none). A
+// redirect 307 or 308 sends the body again; 301, 302 and 303 follow with a
+// GET, as browsers do.
+func (c *Client) Do(ctx context.Context, method, rawURL string, hdr http.Header, body []byte) (*Response, error) {
 	start := time.Now()
 	rctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
 	defer cancel()
 
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, rawURL, nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, rawURL, rd)
 	if err != nil {
 		return nil, classify(ctx, rctx, rawURL, err, false)
 	}

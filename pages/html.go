@@ -105,6 +105,7 @@ func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
 		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})
 	}
 	y.Unusable = gaps(ls.Unusable)
+	y.Cursor = ls.Cursor
 	switch {
 	case ls.End:
 		y.End = crawl.EndShown

@@ -154,13 +154,35 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Revisit:    revisitPolicy(cfg.Revisit),
 		Shard:      shard,
 
-		IgnoreParams: params,
+		IgnoreParams:   params,
+		ListingRequest: listingRequest(cfg.ListingRequest),
+		NextCursor:     nextCursor(cfg.Sources.Cursor),
 	}, deps)
 	if err != nil {
 		client.Close()
 		return nil, nil, err
 	}
 	return eng, client.Close, nil
+}
+
+// listingRequest is the engine's form of [listing] request.
+func listingRequest(lr *config.ListingRequest) *crawl.ListingRequest {
+	if lr == nil {
+		return nil
+	}
+	out := &crawl.ListingRequest{Method: lr.Method, Header: lr.Header()}
+	if lr.HasBody {
+		out.Body = []byte(lr.Body.Value())
+	}
+	return out
+}
+
+// nextCursor is the engine's form of a json next_page with param or body.
+func nextCursor(c *config.Cursor) *crawl.NextCursor {
+	if c == nil {
+		return nil
+	}
+	return &crawl.NextCursor{Param: c.Param, BodyPath: c.BodyPath}
 }
 
 // revisitPolicy is the engine's form of the [revisit] table.
@@ -183,10 +205,11 @@ func memoTag(cfg config.Config) string {
 		Version                    int
 		Extract                    extract.Spec
 		Sources                    config.Sources
+		Listing                    *config.ListingRequest `json:",omitempty"`
 		Block                      config.Block
 		AllowedDomains             []string
 		MinBody, MaxBody, MaxLinks int64
-	}{memoTagVersion, cfg.Extract, cfg.Sources, cfg.Block, cfg.AllowedDomains,
+	}{memoTagVersion, cfg.Extract, cfg.Sources, cfg.ListingRequest, cfg.Block, cfg.AllowedDomains,
 		cfg.Policy.MinBodyBytes, cfg.Policy.MaxBodyBytes, int64(cfg.Policy.MaxLinksPerPage)})
 	if err != nil {
 		return "" // not reached: the config is plain data

@@ -21,8 +21,12 @@ type httpFetcher struct {
 	client *fetch.Client
 }
 
-func (f httpFetcher) Fetch(ctx context.Context, url string, hdr http.Header) (*crawl.Response, error) {
-	resp, err := f.client.Fetch(ctx, url, hdr)
+func (f httpFetcher) Fetch(ctx context.Context, req crawl.Request) (*crawl.Response, error) {
+	method := req.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	resp, err := f.client.Do(ctx, method, req.URL, req.Header, req.Body)
 	if err != nil {
 		return nil, fetchError(err)
 	}
