@@ -55,12 +55,12 @@ type rawPolicy struct {
 }
 
 type rawListing struct {
-	Format       string    `toml:"format"`
-	ItemLinks    string    `toml:"item_links"`
-	NextPage     any       `toml:"next_page"` // a string, or a table { css, attr }
-	Items        string    `toml:"items"`
-	Sitemaps     []string  `toml:"sitemaps"`
-	SitemapMatch string    `toml:"sitemap_match"`
+	Format       string             `toml:"format"`
+	ItemLinks    string             `toml:"item_links"`
+	NextPage     any                `toml:"next_page"` // a string, or a table { css, attr }
+	Items        string             `toml:"items"`
+	Sitemaps     []string           `toml:"sitemaps"`
+	SitemapMatch string             `toml:"sitemap_match"`
 	Pages        *rawPages          `toml:"pages"`
 	End          string             `toml:"end"`
 	Request      *rawListingRequest `toml:"request"`

@@ -36,7 +36,7 @@ type Settings struct {
 	ListingRequest *ListingRequest
 	// NextCursor, when set, follows the cursor a JSON listing page yields
 	// (see Yield.Cursor) to the next listing request.
-	NextCursor *NextCursor
+	NextCursor     *NextCursor
 	AllowedDomains []string
 	Concurrency    int
 	// MaxRequests is the request budget; 0 means none.
