@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"strings"
 
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/verdict"
@@ -40,20 +41,43 @@ type Inspection struct {
 	// yielded (cards, rows or the item page).
 	ItemLinks, NextPages, Sitemaps []string
 	Items                          []ItemVersion
+	// Method is the method the page was requested with ("" is GET).
+	Method string
+	// Next are the listing requests the page leads to, as a run queues
+	// them: NextPages with the method, and a body cursor where one goes.
+	Next []NextRequest
+}
+
+// NextRequest is a listing request a page leads to.
+type NextRequest struct {
+	Method, URL string
+	// Cursor is the JSON text of the cursor the request's body carries
+	// (next_page with body); "" for none.
+	Cursor string
 }
 
 // Inspect visits one URL as a listing or an item page, exactly as a run
 // would, and says what it came to. It needs no Store and stores nothing;
 // it ends early when ctx ends.
 func (e *Engine) Inspect(ctx context.Context, rawURL string, kind Kind) Inspection {
-	in := Inspection{URL: rawURL, Kind: kind}
-	norm, _, ok := Normalize(rawURL)
+	return e.InspectEntry(ctx, Entry{URL: rawURL, Kind: kind})
+}
+
+// InspectEntry is Inspect for a queue entry: a start URL of a pages chain
+// (Start, Paged) leads to the chain's next page as in a run.
+func (e *Engine) InspectEntry(ctx context.Context, entry Entry) Inspection {
+	in := Inspection{URL: entry.URL, Kind: entry.Kind}
+	norm, _, ok := e.canon(entry.URL)
 	if !ok {
 		in.Class, in.Gap, in.Reason = verdict.ClassNeutral, true, "not an absolute http or https URL"
 		return in
 	}
+	entry.URL = norm
+	if entry.Kind == KindListing && e.s.ListingRequest != nil {
+		in.Method = e.s.ListingRequest.Method
+	}
 	r := &run{e: e, rc: &RunContext{ctx: ctx, runID: e.s.RunID}, budget: &budget{}}
-	c := r.visit(ctx, Queued{Entry: Entry{URL: norm, Kind: kind}}, e.s.Retries)
+	c := r.visit(ctx, Queued{Entry: entry}, e.s.Retries)
 	in.URL, in.AnsweredBy, in.Requests = norm, c.answeredBy, c.requests
 	in.Status, in.ContentType, in.Charset, in.Bytes = c.status, c.contentType, c.charset, c.bytes
 	in.Class, in.Reason, in.Gap, in.Gaps, in.Notes = c.class, c.reason, c.gap, c.pageGaps, c.notes
@@ -66,6 +90,11 @@ func (e *Engine) Inspect(ctx context.Context, rawURL string, kind Kind) Inspecti
 			in.Sitemaps = append(in.Sitemaps, l.URL)
 		default:
 			in.NextPages = append(in.NextPages, l.URL)
+			next := NextRequest{Method: in.Method, URL: l.URL}
+			if cursor, ok := bodyCursor(l.URL); ok {
+				next.URL, next.Cursor = l.URL[:strings.IndexByte(l.URL, '#')], string(cursor)
+			}
+			in.Next = append(in.Next, next)
 		}
 	}
 	return in

@@ -40,7 +40,7 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	var first crawl.Entry
 	switch {
 	case len(listings) > 0:
-		first = crawl.Entry{URL: listings[0], Kind: crawl.KindListing}
+		first = crawl.Entry{URL: listings[0], Kind: crawl.KindListing, Start: true, Paged: cfg.Sources.Pages != nil}
 	case len(others) > 0:
 		first = others[0]
 	default:
@@ -58,7 +58,7 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	rep := CheckReport{Fields: x.Fields()}
 	next := first
 	for hop := 0; hop < maxCheckHops && ctx.Err() == nil; hop++ {
-		in := eng.Inspect(ctx, next.URL, next.Kind)
+		in := eng.InspectEntry(ctx, next)
 		rep.Listings = append(rep.Listings, in)
 		if len(in.ItemLinks) > 0 || len(in.Items) > 0 || len(in.Sitemaps) == 0 {
 			break

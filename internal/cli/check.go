@@ -51,7 +51,7 @@ func checkCmd(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "databrew-stage check: %v\n", err)
 		return ExitFailed
 	}
-	p := checkPrinter{out: env.Stdout, fields: rep.Fields}
+	p := checkPrinter{out: env.Stdout, fields: rep.Fields, request: cfg.ListingRequest}
 	ok := true
 	for _, in := range rep.Listings {
 		ok = p.listing(in, cfg.Extract.Listing.Items != "") && ok
@@ -73,6 +73,8 @@ func checkCmd(args []string, env Env) int {
 type checkPrinter struct {
 	out    io.Writer
 	fields []extract.FieldSpec
+	// request is [listing] request, whose body check shows as written.
+	request *config.ListingRequest
 }
 
 // page prints what one visit came to and reports whether a run could use
@@ -120,6 +122,13 @@ func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
 	if !p.page(in.Kind.String(), in) {
 		return false
 	}
+	if in.Kind == crawl.KindListing && p.request != nil && (p.request.Method != "GET" || p.request.HasBody) {
+		fmt.Fprintf(p.out, "  requested with %s", p.request.Method)
+		if p.request.HasBody {
+			fmt.Fprintf(p.out, ", the body as written: %s", p.request.BodyAsWritten)
+		}
+		fmt.Fprintln(p.out)
+	}
 	if len(in.Sitemaps) > 0 {
 		fmt.Fprintf(p.out, "  sitemaps: %d (%s)\n", len(in.Sitemaps), in.Sitemaps[0])
 		if in.Kind != crawl.KindListing {
@@ -134,9 +143,18 @@ func (p checkPrinter) listing(in crawl.Inspection, cards bool) bool {
 		}
 		fmt.Fprintf(p.out, "    %s\n", l)
 	}
-	fmt.Fprintf(p.out, "  next pages: %d", len(in.NextPages))
-	if len(in.NextPages) > 0 {
-		fmt.Fprintf(p.out, " (%s)", in.NextPages[0])
+	fmt.Fprintf(p.out, "  next pages: %d", len(in.Next))
+	if len(in.Next) > 0 {
+		next := in.Next[0]
+		fmt.Fprint(p.out, " (")
+		if next.Method != "" && next.Method != "GET" {
+			fmt.Fprintf(p.out, "%s ", next.Method)
+		}
+		fmt.Fprint(p.out, next.URL)
+		if next.Cursor != "" {
+			fmt.Fprintf(p.out, ", the body's cursor %s", next.Cursor)
+		}
+		fmt.Fprint(p.out, ")")
 	}
 	fmt.Fprintln(p.out)
 	if cards {
@@ -173,11 +191,11 @@ func (p checkPrinter) printItem(it crawl.ItemVersion) {
 		width = max(width, len(f.Name))
 	}
 	for i, f := range p.fields {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(it.Values[i])
-		line := fmt.Sprintf("  %-*s %-9s %s", width, f.Name, f.Type, strings.TrimSuffix(b.String(), "\n"))
+		typ := string(f.Type)
+		if f.Multiple {
+			typ = "list of " + typ
+		}
+		line := fmt.Sprintf("  %-*s %-9s %s", width, f.Name, typ, checkValue(it.Values[i]))
 		if i < len(it.Why) && it.Why[i] != "" {
 			what := "default"
 			if it.Values[i] == nil {
@@ -187,4 +205,38 @@ func (p checkPrinter) printItem(it crawl.ItemVersion) {
 		}
 		fmt.Fprintln(p.out, line)
 	}
+}
+
+// checkValue writes a value as check shows it: JSON, but a string as it
+// is between quotes, so a backslash or an ampersand shows as itself (only
+// a quote and control characters are escaped).
+func checkValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		var b strings.Builder
+		b.WriteByte('"')
+		for _, r := range v {
+			switch {
+			case r == '"':
+				b.WriteString(`\"`)
+			case r < ' ':
+				fmt.Fprintf(&b, "\\u%04x", r)
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('"')
+		return b.String()
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = checkValue(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
 }
