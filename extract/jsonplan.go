@@ -162,3 +162,14 @@ func local(n parsing.ASTNode) bool {
 	}
 	return !slices.ContainsFunc(n.Children, func(c parsing.ASTNode) bool { return !local(c) })
 }
+
+// overlaps reports whether one of paths is p, holds it or lies within it.
+func overlaps(paths [][]string, p []string) bool {
+	for _, q := range paths {
+		n := min(len(q), len(p))
+		if slices.Equal(q[:n], p[:n]) {
+			return true
+		}
+	}
+	return false
+}
