@@ -81,7 +81,7 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Re
 	} else if r.Status >= 300 && r.Status < 400 && r.Status != http.StatusNotModified {
 		r.RedirectNotFollowed = c.notFollowed(nil)
 	}
-	buf, tooLarge, err := readBody(resp, c.cfg.MaxBodyBytes)
+	buf, data, tooLarge, err := readBody(resp, c.cfg.MaxBodyBytes)
 	r.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, classify(ctx, rctx, rawURL, err, true)
@@ -92,9 +92,8 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Re
 		return r, &Error{Kind: KindTooLarge, URL: rawURL,
 			Err: errBodyTooLarge(c.cfg.MaxBodyBytes)}
 	}
-	r.RawBytes = buf.Len()
-	r.buf = buf
-	r.Body = buf.Bytes()
+	r.RawBytes = len(data)
+	r.buf, r.Body = buf, data
 	if isText(resp.Header.Get("Content-Type")) {
 		r.decode(resp.Header.Get("Content-Type"))
 	}
