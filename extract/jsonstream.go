@@ -128,7 +128,7 @@ func (s *jsonStream) target() error {
 		s.found = true
 		for s.dec.More() {
 			if s.failed != nil {
-				if err := s.skip(inner); err != nil {
+				if err := s.dec.Decode(&checked{room: inner}); err != nil {
 					return err
 				}
 				continue
@@ -301,20 +301,35 @@ func nesting(v any) int {
 }
 
 // skip reads the next value, which may nest room deep, only to check it.
+// An object is read a member at a time and an array an element at a
+// time, so a big value beside what is read costs no more than its
+// largest element (the decoder holds a value it decodes whole).
 func (s *jsonStream) skip(room int) error {
-	return s.dec.Decode(&checked{room: room})
+	tok, err := s.dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['), json.Delim('{'):
+		if room < 1 {
+			return errDepth
+		}
+		return s.skipRest(tok.(json.Delim), room-1)
+	}
+	return nil
 }
 
 // skipRest checks the rest of an array or object whose opening delimiter
 // was read; its values may nest room deep.
 func (s *jsonStream) skipRest(open json.Delim, room int) error {
 	for s.dec.More() {
-		if open == '{' {
-			if _, err := s.dec.Token(); err != nil {
-				return err
-			}
+		var err error
+		if open == '[' {
+			err = s.dec.Decode(&checked{room: room})
+		} else if _, err = s.dec.Token(); err == nil {
+			err = s.skip(room)
 		}
-		if err := s.skip(room); err != nil {
+		if err != nil {
 			return err
 		}
 	}

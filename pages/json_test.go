@@ -135,6 +135,14 @@ func TestJSONListingHostile(t *testing.T) {
 					t.Errorf("err %v, %d items: want the one card", err, len(y.Items))
 				}
 			}},
+		{"9 MB of objects beside the cards", func() string {
+			return `{"facets": ` + products() + `, "data": {"products": [{"sku": "s1", "title": "t"}]}}`
+		}, bigCardSpec(), 0.5,
+			func(t *testing.T, y crawl.Yield, err error) {
+				if err != nil || len(y.Items) != 1 {
+					t.Errorf("err %v, %d items: want the one card", err, len(y.Items))
+				}
+			}},
 		{"a huge string as the document", func() string { return `"` + huge() + `"` }, bigCardSpec(), 3,
 			func(t *testing.T, y crawl.Yield, err error) {
 				if err != nil || len(y.Items) != 0 || len(y.Notes) != 1 || !strings.Contains(y.Notes[0].Text, "yields null") {
