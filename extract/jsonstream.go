@@ -18,10 +18,11 @@ import (
 var jmesFunctions = interpreter.NewFunctionCaller(functions.GetDefaultFunctions()...)
 
 // jsonStream reads one JSON text a token at a time with encoding/json's
-// Decoder, as streamPlan says: each value the plan's expression yields is
-// decoded on its own and given to each while the text is read, then let
-// go; the values at the keep paths are decoded into a skeleton document
-// that holds nothing else; every other value is only checked. The result is the one a tree of the whole document gives, for
+// Decoder, as streamPlan says (when it has a plan): each value the plan's
+// expression yields is decoded on its own and given to each while the
+// text is read, then let go; the values at the keep paths are decoded
+// into a skeleton document that holds nothing else; every other value is
+// only checked. The result is the one a tree of the whole document gives, for
 // numbers, strings and duplicate names (the last one counts) alike.
 type jsonStream struct {
 	dec  *json.Decoder
@@ -32,7 +33,7 @@ type jsonStream struct {
 	keep    [][]string
 	// each gets the values one by one; restart says that those it got so
 	// far are void (a later duplicate name replaced them, or the
-	// expression failed).
+	// expression failed). Both are unused without a plan.
 	each    func(v any)
 	restart func()
 
@@ -68,11 +69,14 @@ func (s *jsonStream) read(body []byte) (skel any, found bool, err error) {
 // the skeleton holds of it.
 func (s *jsonStream) value(path []string) (any, error) {
 	switch {
+	case s.plan == nil:
 	case slices.Equal(path, s.plan.path):
 		return nil, s.target()
 	case isPrefix(path, s.plan.path):
 		s.replaced()
 		return s.object(path)
+	}
+	switch {
 	case s.keeps(path):
 		return s.decode(room(path))
 	case s.leadsToKept(path):

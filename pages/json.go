@@ -12,15 +12,6 @@ import (
 // — an HTML error page under a 200, a cut-off document — is a failure,
 // like a stub page.
 
-// parseJSON parses a JSON page, or says it is not one.
-func parseJSON(x *extract.Extractor, p crawl.Page) (any, error) {
-	doc, err := x.ParseJSON(p.Body)
-	if err != nil {
-		return nil, notJSON(p, err)
-	}
-	return doc, nil
-}
-
 // notJSON is the failure of a page whose body is not JSON.
 func notJSON(p crawl.Page, err error) error {
 	return &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a body that is not JSON (%s): %v", p.Status, p.ContentType, err)}
@@ -53,11 +44,13 @@ type JSONItem struct {
 	X *extract.Extractor
 }
 
-// Read reads a JSON item page: its item, or its rows.
+// Read reads a JSON item page: its item, or its rows. Only what the
+// fields read of the page is decoded where that is known (see extract's
+// ReadItemsJSON).
 func (r JSONItem) Read(p crawl.Page) (crawl.Yield, error) {
-	doc, err := parseJSON(r.X, p)
+	items, unusable, err := r.X.ReadItemsJSON(p.Body, p.URL)
 	if err != nil {
-		return crawl.Yield{}, err
+		return crawl.Yield{}, notJSON(p, err)
 	}
-	return itemsYield(r.X.ItemsJSON(doc, p.URL)), nil
+	return itemsYield(items, unusable), nil
 }

@@ -192,3 +192,36 @@ func isFailure(err error) bool {
 	var pe *crawl.PageError
 	return errors.As(err, &pe) && pe.Failure
 }
+
+// TestJSONItem9MBReadsWhatItsFieldsRead reads a 9 MB JSON item page whose
+// fields read a few values of it: only those are decoded, so the heap
+// holds a fraction of the body more at its peak (the tree of the page
+// held eight times the body).
+func TestJSONItem9MBReadsWhatItsFieldsRead(t *testing.T) {
+	x, err := extract.Compile(extract.Spec{
+		Item: extract.ItemSpec{Format: extract.FormatJSON},
+		Key:  "cursor",
+		Fields: []extract.FieldSpec{
+			{Name: "cursor", JSON: "data.pageInfo.endCursor"},
+			{Name: "total", JSON: "total", Type: extract.TypeInt64},
+			{Name: "more", JSON: "data.pageInfo.hasNextPage", Type: extract.TypeBool},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bigPage(bigjson.Listing(1, bigProducts))
+	var y crawl.Yield
+	peak, before := heappeak.Measure(func() { y, err = JSONItem{X: x}.Read(p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []any{"c-18000", int64(bigProducts), true}; len(y.Items) != 1 || fmt.Sprint(y.Items[0].Values) != fmt.Sprint(want) {
+		t.Fatalf("items %+v, want one with %v", y.Items, want)
+	}
+	held := float64(peak-min(peak, before)) / float64(len(p.Body))
+	t.Logf("live heap %.1f MB before, %.1f MB at the peak (%.2fx the body more)", float64(before)/1e6, float64(peak)/1e6, held)
+	if held > 0.5 {
+		t.Errorf("the read held %.2fx the body at its peak, want at most 0.5x", held)
+	}
+}
