@@ -32,26 +32,19 @@ func TestBodyBudget(t *testing.T) {
 
 	// Of unknown length, a big body waits for MaxBodyBytes of the budget:
 	// more than a holds leaves.
-	type result struct {
-		resp *Response
-		err  error
-	}
-	done := make(chan result, 1)
+	var b *Response
+	done := make(chan error, 1)
 	go func() {
-		resp, err := c.Fetch(ctx, bodyURL(base, 2*mib, false), nil)
-		done <- result{resp, err}
+		var err error
+		b, err = c.Fetch(ctx, bodyURL(base, 2*mib, false), nil)
+		done <- err
 	}()
-	select {
-	case r := <-done:
-		t.Fatalf("a second big body was read while the first held the budget: %v", r.err)
-	default:
-	}
+	waiting(t, c, done)
 	a.Release()
-	b := <-done
-	if b.err != nil || len(b.resp.Body) != 2*mib {
-		t.Fatalf("the waiting body: %v", b.err)
+	if err := <-done; err != nil || len(b.Body) != 2*mib {
+		t.Fatalf("the waiting body: %v", err)
 	}
-	b.resp.Release()
+	b.Release()
 
 	// Too large: nothing is held after.
 	if _, err := c.Fetch(ctx, bodyURL(base, 5*mib, false), nil); KindOf(err) != KindTooLarge {
@@ -68,9 +61,8 @@ func TestBodyBudget(t *testing.T) {
 // the site.
 func TestBodyBudgetWaitIsNotTimed(t *testing.T) {
 	base := bodyServer(t)
-	c := newTestClient(t, Config{BodyBudget: 2 * mib, Timeout: 200 * time.Millisecond})
-	a, err := c.Fetch(context.Background(), bodyURL(base, 2*mib, true), nil)
-	if err != nil {
+	c := newTestClient(t, Config{BodyBudget: 3 * mib, Timeout: time.Second})
+	if err := c.budget.Acquire(context.Background(), 2*mib); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -81,10 +73,26 @@ func TestBodyBudgetWaitIsNotTimed(t *testing.T) {
 		}
 		done <- err
 	}()
-	time.Sleep(600 * time.Millisecond) // the second body waits past its timeout
-	a.Release()
+	waiting(t, c, done)
+	time.Sleep(2500 * time.Millisecond) // the body waits past its timeout
+	c.budget.Release(2 * mib)
 	if err := <-done; err != nil {
 		t.Fatalf("the body that waited: %v", err)
+	}
+}
+
+// waiting returns once a fetch waits for c's budget, which has room for
+// one byte more (a waiter keeps TryAcquire from taking it), or fails the
+// test when the fetch ends first.
+func waiting(t *testing.T, c *Client, done <-chan error) {
+	t.Helper()
+	for c.budget.TryAcquire(1) {
+		c.budget.Release(1)
+		select {
+		case err := <-done:
+			t.Fatalf("the fetch ended without waiting for the budget: %v", err)
+		case <-time.After(time.Millisecond):
+		}
 	}
 }
 
@@ -92,9 +100,8 @@ func TestBodyBudgetWaitIsNotTimed(t *testing.T) {
 // the caller cancels, holding nothing.
 func TestBodyBudgetWaitIsCanceled(t *testing.T) {
 	base := bodyServer(t)
-	c := newTestClient(t, Config{BodyBudget: 2 * mib})
-	a, err := c.Fetch(context.Background(), bodyURL(base, 2*mib, true), nil)
-	if err != nil {
+	c := newTestClient(t, Config{BodyBudget: 3 * mib})
+	if err := c.budget.Acquire(context.Background(), 2*mib); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -103,13 +110,14 @@ func TestBodyBudgetWaitIsCanceled(t *testing.T) {
 		_, err := c.Fetch(ctx, bodyURL(base, 2*mib, true), nil)
 		done <- err
 	}()
+	waiting(t, c, done)
 	cancel()
 	if err := <-done; KindOf(err) != KindCanceled {
 		t.Fatalf("err %v, want canceled", err)
 	}
-	a.Release()
-	if !c.budget.TryAcquire(2 * mib) {
+	c.budget.Release(2 * mib)
+	if !c.budget.TryAcquire(3 * mib) {
 		t.Fatal("the canceled body holds part of the budget")
 	}
-	c.budget.Release(2 * mib)
+	c.budget.Release(3 * mib)
 }
