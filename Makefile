@@ -76,6 +76,8 @@ BENCH_RUNS ?= 3,1
 BENCH_RERUN_ITEMS ?= 10000,200000
 # BENCH_DRIVER_FLAGS: e.g. -cgroup-limit none (as root) adds each crawler's cgroup peak
 BENCH_DRIVER_FLAGS ?=
+# BENCH_JSON_FLAGS: likewise for the 9 MB JSON pages, e.g. -cgroup-limit 64MiB
+BENCH_JSON_FLAGS ?=
 bench:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
 	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
@@ -84,6 +86,8 @@ bench:
 	$(GO) run ./bench/exportbench -format parquet -bin bin/databrew-stage
 	$(GO) run ./bench/exportbench -format arrow
 	$(GO) test -run '^$$' -bench Sitemap50000URLs -benchtime 10x ./pages
+	$(GO) test -run '^$$' -bench JSONListing9MB -benchmem -benchtime 3x ./pages
+	$(GO) run ./bench/jsonbench -bin bin/databrew-stage $(BENCH_JSON_FLAGS)
 	$(GO) run ./bench/rerunbench -items $(BENCH_RERUN_ITEMS)
 	$(GO) run ./bench/shardbench -bin bin/databrew-stage
 

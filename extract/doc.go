@@ -7,4 +7,8 @@
 // document once; Listing or ListingJSON reads the links (and optionally
 // item cards) of a listing page, and Items or ItemsJSON reads the items of
 // an item page: one, or one per row. Item is Items for a page of one item.
+// ReadListingJSON reads a JSON listing page from its body, one card at a
+// time where its expressions allow, with ListingJSON's result;
+// ReadItemsJSON reads a JSON item page decoding only what its fields read
+// where that is known, with ItemsJSON's.
 package extract

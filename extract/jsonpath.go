@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +25,12 @@ type jsonExpr struct {
 	src     string
 	jp      jmespath.JMESPath
 	numeric bool
+	// stream is how the expression is read one element at a time, nil
+	// when it cannot be (see jsonplan.go); reads are the paths of what
+	// it reads, known when readsKnown.
+	stream     *streamPlan
+	reads      [][]string
+	readsKnown bool
 }
 
 // compileJSON compiles a JMESPath expression and checks it (see
@@ -48,7 +55,9 @@ func compileJSON(src string) (*jsonExpr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid JMESPath expression %s: %w", quoteExpr(src), err)
 	}
-	return &jsonExpr{src: src, jp: jp, numeric: computes(ast)}, nil
+	e := &jsonExpr{src: src, jp: jp, numeric: computes(ast), stream: planStream(ast)}
+	e.reads, e.readsKnown = readPaths(ast)
+	return e, nil
 }
 
 // quoteExpr quotes an expression for an error message, cut to its first
@@ -102,10 +111,16 @@ type floatCopy struct {
 }
 
 // search evaluates the expression on v; floats caches the float64 copies
-// of objects (see jsonExpr), made when first needed.
+// of objects (see jsonExpr), made when first needed, for an expression
+// whose reads are not known; one whose reads are known gets a copy of
+// just what it reads.
 func (e *jsonExpr) search(v any, floats *floatCopies) (res any, err error) {
 	if e.numeric {
-		v = floats.of(v)
+		if e.readsKnown {
+			v = floatsAt(v, e.reads)
+		} else {
+			v = floats.of(v)
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -160,4 +175,41 @@ func floatNumbers(v any) any {
 		return out
 	}
 	return v
+}
+
+// floatsAt returns a copy of v with float64 numbers (as floatNumbers)
+// that holds only the values at paths, and the objects on the way to
+// them: an expression that reads nothing else (see readPaths) gives the
+// same result on it as on a copy of the whole. Where a path meets a value
+// that is not an object, the copy holds nothing, as a field of it is
+// null.
+func floatsAt(v any, paths [][]string) any {
+	if slices.ContainsFunc(paths, func(p []string) bool { return len(p) == 0 }) {
+		return floatNumbers(v)
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(paths) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(paths))
+	for i, p := range paths {
+		k := p[0]
+		if _, done := out[k]; done || slices.ContainsFunc(paths[:i], func(q []string) bool { return q[0] == k }) {
+			continue
+		}
+		child, ok := m[k]
+		if !ok {
+			continue
+		}
+		var below [][]string
+		for _, q := range paths[i:] {
+			if q[0] == k {
+				below = append(below, q[1:])
+			}
+		}
+		if c := floatsAt(child, below); c != nil {
+			out[k] = c
+		}
+	}
+	return out
 }

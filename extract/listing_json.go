@@ -17,51 +17,95 @@ func (x *Extractor) ListingJSON(doc any, pageURL *url.URL) Listing {
 	var l Listing
 	r := newReader(x, pageURL)
 	defer r.release()
-	if x.itemsJSON != nil {
-		if !x.readJSONCards(r, &l, doc, pageURL) {
-			l.note("items", fmt.Sprintf("items %q yields null: the expression finds nothing on this page", x.spec.Listing.Items))
+	if e := x.listingJSON(); e != nil {
+		c := x.newListingValues(r, &l, pageURL)
+		found := false
+		if res, err := e.search(doc, &r.floats); err == nil && res != nil {
+			found = true
+			if arr, ok := res.([]any); ok {
+				for _, v := range arr {
+					c.take(v)
+				}
+			} else {
+				c.take(res)
+			}
 		}
-	} else if x.itemLinksJSON != nil {
-		var found bool
-		l.ItemLinks, l.Dropped, found = x.jsonLinks(r, x.itemLinksJSON, doc, pageURL)
-		if !found {
-			l.note("item_links", fmt.Sprintf("item_links %q yields null: the expression finds nothing on this page", x.spec.Listing.ItemLinks))
-		}
+		c.done(found)
 	}
-	x.jsonCursor(r, doc, &l)
-	if x.nextPageJSON != nil && !x.spec.Listing.NextCursor {
-		var dropped int
-		l.NextPages, dropped, _ = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
-		l.Dropped += dropped
-	}
-	x.jsonEnding(r, doc, &l)
+	x.nextPagesJSON(r, &l, doc, pageURL)
 	return l
 }
 
-// jsonEnding says whether a JSON listing page that yields nothing shows
-// the end of a pages chain: its items (else item_links) expression yields
-// an empty array. null, a missing member or a value of another shape (an
-// error object under a 200) does not: such a page may have failed.
-func (x *Extractor) jsonEnding(r *reader, doc any, l *Listing) {
-	e, key, src := x.itemsJSON, "items", x.spec.Listing.Items
+// ReadListingJSON reads a JSON listing page from its body, with the
+// result ListingJSON gives on the document ParseJSON makes of it. When
+// the items expression (without items, item_links) names an array by a
+// path of fields, or projects over one (data.products, items[].url,
+// data.products.edges[].node), and next_page reads nothing of that array,
+// the body is read one element at a time instead of as a tree of the
+// whole page: the memory it takes beyond the body is about one card's
+// and what the cards yield. An error means the body is not one JSON value.
+func (x *Extractor) ReadListingJSON(body []byte, pageURL *url.URL) (Listing, error) {
+	e := x.streamedJSON()
 	if e == nil {
-		e, key, src = x.itemLinksJSON, "item_links", x.spec.Listing.ItemLinks
+		doc, err := x.ParseJSON(body)
+		if err != nil {
+			return Listing{}, err
+		}
+		return x.ListingJSON(doc, pageURL), nil
 	}
-	if e == nil || !l.empty() {
+	var l Listing
+	r := newReader(x, pageURL)
+	defer r.release()
+	c := x.newListingValues(r, &l, pageURL)
+	s := jsonStream{plan: e.stream, numeric: e.numeric, each: c.take, restart: c.restart}
+	if x.nextPageJSON != nil {
+		s.keep = x.nextPageJSON.reads
+	}
+	skel, found, err := s.read(body)
+	if err != nil {
+		return Listing{}, fmt.Errorf("extract: parse json: %w", err)
+	}
+	c.done(found)
+	x.nextPagesJSON(r, &l, skel, pageURL)
+	return l, nil
+}
+
+// listingJSON is the expression that gives a JSON listing's cards, or
+// without cards its item links; nil for neither.
+func (x *Extractor) listingJSON() *jsonExpr {
+	if x.itemsJSON != nil {
+		return x.itemsJSON
+	}
+	return x.itemLinksJSON
+}
+
+// streamedJSON is the listing expression ReadListingJSON reads one
+// element at a time, or nil: next_page, when set, must read only paths
+// apart from the array's.
+func (x *Extractor) streamedJSON() *jsonExpr {
+	e := x.listingJSON()
+	if e == nil || e.stream == nil {
+		return nil
+	}
+	if n := x.nextPageJSON; n != nil && (!n.readsKnown || overlaps(n.reads, e.stream.path)) {
+		return nil
+	}
+	return e
+}
+
+// nextPagesJSON fills l.NextPages from doc, or l.Cursor when next_page
+// names a cursor.
+func (x *Extractor) nextPagesJSON(r *reader, l *Listing, doc any, pageURL *url.URL) {
+	if x.nextPageJSON == nil {
 		return
 	}
-	res, err := e.search(doc, &r.floats)
-	arr, isArray := res.([]any)
-	switch {
-	case err != nil:
-		l.NotEnd = fmt.Sprintf("%s %q fails on it: %v", key, src, err)
-	case isArray && len(arr) == 0:
-		l.End = true
-	case isArray:
-		l.NotEnd = fmt.Sprintf("%s %q yields an array of %d values, none of them usable", key, src, len(arr))
-	default:
-		l.NotEnd = fmt.Sprintf("%s %q yields %s, not an empty array", key, src, jsonKind(res))
+	if x.spec.Listing.NextCursor {
+		x.jsonCursor(r, doc, l)
+		return
 	}
+	var dropped int
+	l.NextPages, dropped, _ = x.jsonLinks(r, x.nextPageJSON, doc, pageURL)
+	l.Dropped += dropped
 }
 
 // jsonLinks returns the URLs e gives on doc, absolute and de-duplicated,
@@ -99,48 +143,6 @@ func jsonStrings(r *reader, e *jsonExpr, doc any) (strs []string, found bool) {
 		return out, true
 	}
 	return nil, true
-}
-
-// readJSONCards fills l.Items and l.Unusable from the listing's cards. It
-// reports whether the items expression found anything (null is nothing,
-// an empty array is an empty page).
-func (x *Extractor) readJSONCards(r *reader, l *Listing, doc any, pageURL *url.URL) bool {
-	res, err := x.itemsJSON.search(doc, &r.floats)
-	if err != nil || res == nil {
-		return false
-	}
-	cards, ok := res.([]any)
-	if !ok {
-		cards = []any{res}
-	}
-	pageStr := urlString(pageURL)
-	b := batch{items: l.Items, unusable: l.Unusable}
-	defer func() { l.Items, l.Unusable = b.items, b.unusable }()
-	for i, card := range cards {
-		if limit := x.spec.Listing.MaxLinks; limit > 0 && i >= limit {
-			l.Dropped++
-			continue
-		}
-		obj, ok := card.(map[string]any)
-		if !ok {
-			if card != nil {
-				b.unusable = append(b.unusable, noItem(pageStr, fmt.Sprintf("listing.items: card %d is %s, not an object", i+1, jsonKind(card))))
-			}
-			continue
-		}
-		cardURL, linked := pageStr, false
-		if x.itemLinksJSON != nil {
-			strs, _ := jsonStrings(r, x.itemLinksJSON, obj)
-			for _, s := range strs {
-				if link, ok := linkURL(pageURL, s); ok {
-					cardURL, linked = x.params.StripString(link), true
-					break
-				}
-			}
-		}
-		r.jsonItems(&b, obj, cardURL, !linked)
-	}
-	return true
 }
 
 // jsonKind names the kind of a decoded JSON value.

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // Client performs single HTTP exchanges for the crawler. It is safe for
@@ -16,6 +18,9 @@ import (
 type Client struct {
 	cfg Config
 	hc  *http.Client
+	// budget bounds what big bodies hold at once (Config.BodyBudget);
+	// nil without a bound.
+	budget *semaphore.Weighted
 }
 
 // New returns a Client for cfg, filling zero fields with the defaults.
@@ -26,6 +31,9 @@ func New(cfg Config) *Client {
 		rt = newTransport(cfg.MaxConnsPerHost)
 	}
 	c := &Client{cfg: cfg}
+	if cfg.BodyBudget > 0 {
+		c.budget = semaphore.NewWeighted(cfg.BodyBudget)
+	}
 	c.hc = &http.Client{Transport: rt, CheckRedirect: c.checkRedirect}
 	if cfg.Jar != nil {
 		c.hc.Jar = scopedJar{jar: cfg.Jar, inScope: c.inScope}
@@ -53,8 +61,10 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, hdr http.Header) (*Re
 // GET, as browsers do.
 func (c *Client) Do(ctx context.Context, method, rawURL string, hdr http.Header, body []byte) (*Response, error) {
 	start := time.Now()
-	rctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errTimeout)
-	defer cancel()
+	rctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	dl := startDeadline(c.cfg.Timeout, func() { cancel(errTimeout) })
+	defer dl.stop()
 
 	var rd io.Reader
 	if body != nil {
@@ -94,20 +104,22 @@ func (c *Client) Do(ctx context.Context, method, rawURL string, hdr http.Header,
 	} else if r.Status >= 300 && r.Status < 400 && r.Status != http.StatusNotModified {
 		r.RedirectNotFollowed = c.notFollowed(nil)
 	}
-	buf, tooLarge, err := readBody(resp, c.cfg.MaxBodyBytes)
+	b, err := c.readBody(ctx, resp, dl)
 	r.Elapsed = time.Since(start)
 	if err != nil {
 		return nil, classify(ctx, rctx, rawURL, err, true)
 	}
-	if tooLarge {
-		putBuffer(buf)
+	if b.tooLarge {
+		putBuffer(b.buf)
 		r.RawBytes = int(c.cfg.MaxBodyBytes + 1)
 		return r, &Error{Kind: KindTooLarge, URL: rawURL,
 			Err: errBodyTooLarge(c.cfg.MaxBodyBytes)}
 	}
-	r.RawBytes = buf.Len()
-	r.buf = buf
-	r.Body = buf.Bytes()
+	r.RawBytes = len(b.data)
+	r.buf, r.Body = b.buf, b.data
+	if b.held > 0 {
+		r.held, r.release = b.held, c.release
+	}
 	if isText(resp.Header.Get("Content-Type")) {
 		r.decode(resp.Header.Get("Content-Type"))
 	}

@@ -44,6 +44,14 @@ type Config struct {
 	MaxConnsPerHost int
 	// Transport replaces the default tuned *http.Transport.
 	Transport http.RoundTripper
+	// BodyBudget bounds the bytes that big bodies (past their first MiB),
+	// of all fetches together, hold at once: a body that grows past its
+	// first MiB waits, reading no further, until its whole possible size
+	// (its Content-Length, else MaxBodyBytes) fits in what other big
+	// bodies leave (one body alone may take it all), and holds that until
+	// its Response is released. The wait does not count against Timeout.
+	// 0 = no bound.
+	BodyBudget int64
 }
 
 func (c Config) withDefaults() Config {

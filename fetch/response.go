@@ -37,16 +37,24 @@ type Response struct {
 	RedirectNotFollowed string
 
 	buf *bytes.Buffer
+	// held is what a big body holds of the client's body budget, given
+	// back through release.
+	held    int64
+	release func(int64)
 }
 
-// Release returns Body's buffer to the pool. Body must not be used after.
-// Calling Release more than once is harmless.
+// Release returns Body's buffer to the pool, and what a big body holds of
+// the body budget (Config.BodyBudget) to the client. Body must not be used
+// after. Calling Release more than once is harmless.
 func (r *Response) Release() {
 	if r == nil {
 		return
 	}
 	putBuffer(r.buf)
-	r.buf, r.Body = nil, nil
+	if r.held > 0 {
+		r.release(r.held)
+	}
+	r.buf, r.Body, r.held, r.release = nil, nil, 0, nil
 }
 
 // RetryAfter parses the Retry-After header relative to now: delta-seconds or

@@ -12,13 +12,9 @@ import (
 // — an HTML error page under a 200, a cut-off document — is a failure,
 // like a stub page.
 
-// parseJSON parses a JSON page, or says it is not one.
-func parseJSON(x *extract.Extractor, p crawl.Page) (any, error) {
-	doc, err := x.ParseJSON(p.Body)
-	if err != nil {
-		return nil, &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a body that is not JSON (%s): %v", p.Status, p.ContentType, err)}
-	}
-	return doc, nil
+// notJSON is the failure of a page whose body is not JSON.
+func notJSON(p crawl.Page, err error) error {
+	return &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a body that is not JSON (%s): %v", p.Status, p.ContentType, err)}
 }
 
 // JSONListing reads JSON listing pages (listing.format = "json"): item
@@ -33,13 +29,14 @@ func NewJSONListing(x *extract.Extractor) *JSONListing {
 	return &JSONListing{X: x, maxLinks: x.Spec().Listing.MaxLinks}
 }
 
-// Read reads a JSON listing page.
+// Read reads a JSON listing page. A listing API's page is read one card
+// at a time where its expressions allow (see extract's ReadListingJSON).
 func (r *JSONListing) Read(p crawl.Page) (crawl.Yield, error) {
-	doc, err := parseJSON(r.X, p)
+	l, err := r.X.ReadListingJSON(p.Body, p.URL)
 	if err != nil {
-		return crawl.Yield{}, err
+		return crawl.Yield{}, notJSON(p, err)
 	}
-	return listingYield(r.X.ListingJSON(doc, p.URL), r.maxLinks), nil
+	return listingYield(l, r.maxLinks), nil
 }
 
 // JSONItem reads JSON item pages (item.format = "json").
@@ -47,11 +44,13 @@ type JSONItem struct {
 	X *extract.Extractor
 }
 
-// Read reads a JSON item page: its item, or its rows.
+// Read reads a JSON item page: its item, or its rows. Only what the
+// fields read of the page is decoded where that is known (see extract's
+// ReadItemsJSON).
 func (r JSONItem) Read(p crawl.Page) (crawl.Yield, error) {
-	doc, err := parseJSON(r.X, p)
+	items, unusable, err := r.X.ReadItemsJSON(p.Body, p.URL)
 	if err != nil {
-		return crawl.Yield{}, err
+		return crawl.Yield{}, notJSON(p, err)
 	}
-	return itemsYield(r.X.ItemsJSON(doc, p.URL)), nil
+	return itemsYield(items, unusable), nil
 }

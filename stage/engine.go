@@ -13,6 +13,7 @@ import (
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/fetch"
 	"github.com/databrew/databrew-stage/internal/buildinfo"
+	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/pages"
 	"github.com/databrew/databrew-stage/urlparams"
 	"github.com/databrew/databrew-stage/verdict"
@@ -101,6 +102,7 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		MaxRedirects: p.MaxRedirects, InScope: func(u *url.URL) bool { return scope.Allows(u) },
 		Header: cfg.Request.Header(), Jar: jar,
 		MaxConnsPerHost: p.Concurrency, Transport: opts.Transport,
+		BodyBudget: gctune.BodyBudget(p.MaxBodyBytes),
 	})
 	readers, err := pageReaders(cfg, x)
 	if err != nil {

@@ -23,7 +23,7 @@
 // whole catalog site).
 //
 // With -cgroup-limit each crawler runs in a new memory cgroup (see
-// cgroup.go) limited to that size, or unlimited with -cgroup-limit none,
+// bench/memcgroup) limited to that size, or unlimited with -cgroup-limit none,
 // and the table adds the cgroup's peak usage (page cache charged to it
 // included) and whether the OOM killer killed the crawler. -write-budget
 // is passed to databrew-stage (off: no write budget), and -colly ""
@@ -54,6 +54,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/databrew/databrew-stage/bench/memcgroup"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 )
 
@@ -88,7 +89,7 @@ type run struct {
 	siteReqs   int64         // requests the site answered, robots.txt excluded
 	// cgroup is what the run's memory cgroup saw, nil without one;
 	// killed says a SIGKILL ended the run (the OOM killer's signal).
-	cgroup   *cgroupStats
+	cgroup   *memcgroup.Stats
 	killed   bool
 	problems []string
 	// runs is how many runs this one is the median of, with the range of
@@ -129,7 +130,7 @@ func main() {
 	case "none":
 		opts.cgroupLimit = 0
 	default:
-		if opts.cgroupLimit, err = parseSize(*cgLimit); err != nil {
+		if opts.cgroupLimit, err = memcgroup.ParseSize(*cgLimit); err != nil {
 			fatal(fmt.Errorf("-cgroup-limit: %w", err))
 		}
 	}
@@ -231,19 +232,19 @@ func benchOne(name, bin string, n int, opts benchOptions) (run, error) {
 		}
 	}
 	cmd := exec.Command(abs, args...)
-	var cg *memCgroup
+	var cg *memcgroup.Group
 	if opts.cgroupLimit >= 0 {
 		cgroups++
-		if cg, err = newMemCgroup(opts.cgroupLimit, cgroups); err != nil {
+		if cg, err = memcgroup.New(opts.cgroupLimit, cgroups); err != nil {
 			return run{}, err
 		}
 		defer func() {
-			if err := cg.remove(); err != nil {
+			if err := cg.Remove(); err != nil {
 				fmt.Fprintln(os.Stderr, "bench: remove cgroup:", err)
 			}
 		}()
 		dropCache(abs)
-		cg.wrap(cmd)
+		cg.Wrap(cmd)
 	}
 	cmd.Dir = dir
 	var stdout bytes.Buffer
@@ -275,13 +276,13 @@ func benchOne(name, bin string, n int, opts benchOptions) (run, error) {
 		r.killed = true
 	}
 	if cg != nil {
-		st, err := cg.stats()
+		st, err := cg.Stats()
 		if err != nil {
 			return r, err
 		}
 		r.cgroup = &st
-		if st.oomKill > 0 {
-			r.problems = append(r.problems, fmt.Sprintf("the OOM killer killed %d process(es) in its cgroup", st.oomKill))
+		if st.OOMKill > 0 {
+			r.problems = append(r.problems, fmt.Sprintf("the OOM killer killed %d process(es) in its cgroup", st.OOMKill))
 		}
 	}
 	if err := json.Unmarshal(lastLine(stdout.Bytes()), &r.res); err != nil {
@@ -381,8 +382,8 @@ func printTable(runs []run) {
 		}
 		cgPeak, oom := "-", "-"
 		if r.cgroup != nil {
-			cgPeak, oom = mib(r.cgroup.peak/1024), "no"
-			if r.cgroup.oomKill > 0 || r.killed {
+			cgPeak, oom = mib(r.cgroup.Peak/1024), "no"
+			if r.cgroup.OOMKill > 0 || r.killed {
 				oom = "yes"
 			}
 		}

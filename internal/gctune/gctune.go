@@ -3,6 +3,7 @@
 package gctune
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 )
@@ -27,4 +28,16 @@ func Apply() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(DefaultMemoryLimit)
 	}
+}
+
+// BodyBudget is what the big response bodies being read at once may hold
+// (fetch.Config.BodyBudget): half the soft memory limit in force, so that
+// they and what reading them costs stay within it, and at least one body
+// of maxBody bytes. Without a limit (math.MaxInt64) there is no budget: 0.
+func BodyBudget(maxBody int64) int64 {
+	limit := debug.SetMemoryLimit(-1)
+	if limit == math.MaxInt64 {
+		return 0
+	}
+	return max(limit/2, maxBody+1)
 }

@@ -1,4 +1,6 @@
-package main
+// Package memcgroup runs a benchmark's process in a memory cgroup, as
+// Kubernetes limits a pod, and reads what the cgroup saw of it.
+package memcgroup
 
 import (
 	"errors"
@@ -10,25 +12,25 @@ import (
 	"strings"
 )
 
-// A memory cgroup a crawler runs in with -cgroup-limit, as Kubernetes
-// limits a pod: the kernel charges the process's anonymous memory and the
+// Group is a memory cgroup a process runs in, as Kubernetes limits a pod:
+// the kernel charges the process's anonymous memory and the
 // page cache it brings in (its mmapped bbolt file, the files it writes) to
 // the cgroup, reclaims page cache when the limit is reached and kills the
 // process when what cannot be reclaimed exceeds it. cgroup v1 (the memory
 // controller at /sys/fs/cgroup/memory: memory.limit_in_bytes, with
 // memory.memsw.limit_in_bytes set as well when present so that swap cannot
 // hide usage) and v2 (memory.max, memory.swap.max) are supported; the
-// driver must be allowed to create cgroups (root).
-type memCgroup struct {
+// caller must be allowed to create cgroups (root).
+type Group struct {
 	dir string
 	v2  bool
 }
 
-// cgroupStats is what a cgroup saw of a run.
-type cgroupStats struct {
-	peak    int64 // bytes: memory.max_usage_in_bytes (v1), memory.peak (v2)
-	failcnt int64 // times usage hit the limit: memory.failcnt (v1), the max count of memory.events (v2)
-	oomKill int64 // processes the OOM killer killed in it (oom_kill)
+// Stats is what a cgroup saw of a run.
+type Stats struct {
+	Peak    int64 // bytes: memory.max_usage_in_bytes (v1), memory.peak (v2)
+	Failcnt int64 // times usage hit the limit: memory.failcnt (v1), the max count of memory.events (v2)
+	OOMKill int64 // processes the OOM killer killed in it (oom_kill)
 }
 
 // Where the cgroup hierarchies are mounted.
@@ -37,12 +39,12 @@ const (
 	cgroupV2Root   = "/sys/fs/cgroup"
 )
 
-// newMemCgroup creates the memory cgroup databrew-bench-<pid>-<n> at the
-// root of the hierarchy, limited to limit bytes (0: no limit, to measure
-// what a run uses).
-func newMemCgroup(limit int64, n int) (*memCgroup, error) {
+// New creates the memory cgroup databrew-bench-<pid>-<n> at the root of
+// the hierarchy, limited to limit bytes (0: no limit, to measure what a
+// run uses).
+func New(limit int64, n int) (*Group, error) {
 	name := fmt.Sprintf("databrew-bench-%d-%d", os.Getpid(), n)
-	var c memCgroup
+	var c Group
 	switch {
 	case exists(filepath.Join(cgroupV1Memory, "memory.limit_in_bytes")):
 		c.dir = filepath.Join(cgroupV1Memory, name)
@@ -55,7 +57,7 @@ func newMemCgroup(limit int64, n int) (*memCgroup, error) {
 		return nil, fmt.Errorf("create cgroup: %w", err)
 	}
 	if err := c.limit(limit); err != nil {
-		_ = c.remove()
+		_ = c.Remove()
 		return nil, err
 	}
 	return &c, nil
@@ -63,7 +65,7 @@ func newMemCgroup(limit int64, n int) (*memCgroup, error) {
 
 // limit sets the cgroup's memory limit, and its memory+swap limit to the
 // same, when limit is positive.
-func (c *memCgroup) limit(limit int64) error {
+func (c *Group) limit(limit int64) error {
 	if limit <= 0 {
 		return nil
 	}
@@ -87,49 +89,49 @@ func (c *memCgroup) limit(limit int64) error {
 	return nil
 }
 
-// wrap makes cmd start in the cgroup: a shell writes its own pid to the
+// Wrap makes cmd start in the cgroup: a shell writes its own pid to the
 // cgroup's cgroup.procs and then execs cmd's program, so the process is in
 // the cgroup before the program's first allocation and keeps cmd's pid.
-func (c *memCgroup) wrap(cmd *exec.Cmd) {
+func (c *Group) Wrap(cmd *exec.Cmd) {
 	procs := filepath.Join(c.dir, "cgroup.procs")
 	args := append([]string{"/bin/sh", "-c", `echo $$ > "$0" && exec "$@"`, procs, cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = args[0], args
 }
 
-// stats reads what the cgroup saw.
-func (c *memCgroup) stats() (cgroupStats, error) {
-	var s cgroupStats
+// Stats reads what the cgroup saw.
+func (c *Group) Stats() (Stats, error) {
+	var s Stats
 	var err error
 	if c.v2 {
-		if s.peak, err = c.readInt("memory.peak"); err != nil {
+		if s.Peak, err = c.readInt("memory.peak"); err != nil {
 			return s, err
 		}
 		ev, err := c.readKeyed("memory.events")
-		s.failcnt, s.oomKill = ev["max"], ev["oom_kill"]
+		s.Failcnt, s.OOMKill = ev["max"], ev["oom_kill"]
 		return s, err
 	}
-	if s.peak, err = c.readInt("memory.max_usage_in_bytes"); err != nil {
+	if s.Peak, err = c.readInt("memory.max_usage_in_bytes"); err != nil {
 		return s, err
 	}
-	if s.failcnt, err = c.readInt("memory.failcnt"); err != nil {
+	if s.Failcnt, err = c.readInt("memory.failcnt"); err != nil {
 		return s, err
 	}
 	oom, err := c.readKeyed("memory.oom_control")
-	s.oomKill = oom["oom_kill"]
+	s.OOMKill = oom["oom_kill"]
 	return s, err
 }
 
-// remove removes the cgroup; it must hold no process.
-func (c *memCgroup) remove() error { return os.Remove(c.dir) }
+// Remove removes the cgroup; it must hold no process.
+func (c *Group) Remove() error { return os.Remove(c.dir) }
 
-func (c *memCgroup) write(file, v string) error {
+func (c *Group) write(file, v string) error {
 	if err := os.WriteFile(filepath.Join(c.dir, file), []byte(v), 0o644); err != nil {
 		return fmt.Errorf("cgroup: %w", err)
 	}
 	return nil
 }
 
-func (c *memCgroup) readInt(file string) (int64, error) {
+func (c *Group) readInt(file string) (int64, error) {
 	b, err := os.ReadFile(filepath.Join(c.dir, file))
 	if err != nil {
 		return 0, fmt.Errorf("cgroup: %w", err)
@@ -138,7 +140,7 @@ func (c *memCgroup) readInt(file string) (int64, error) {
 }
 
 // readKeyed reads a file of "key value" lines.
-func (c *memCgroup) readKeyed(file string) (map[string]int64, error) {
+func (c *Group) readKeyed(file string) (map[string]int64, error) {
 	b, err := os.ReadFile(filepath.Join(c.dir, file))
 	if err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
@@ -157,8 +159,8 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// parseSize parses a size such as 64MiB, 40MiB, 1GiB or a number of bytes.
-func parseSize(s string) (int64, error) {
+// ParseSize parses a size such as 64MiB, 40MiB, 1GiB or a number of bytes.
+func ParseSize(s string) (int64, error) {
 	mult := int64(1)
 	num := s
 	for _, u := range []struct {
