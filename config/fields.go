@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -16,13 +17,15 @@ import (
 
 // listing reads [listing].
 func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec {
-	ls := extract.ListingSpec{Format: extract.Format(r.Format), ItemLinks: r.ItemLinks, Items: r.Items, End: r.End}
+	ls := extract.ListingSpec{Format: extract.Format(r.Format), End: r.End}
+	ls.ItemLinks, ls.ItemLinksScript = v.listingSource("listing.item_links", r.ItemLinks)
+	ls.Items, ls.ItemsScript = v.listingSource("listing.items", r.Items)
 	var next nextPageTable
 	ls.NextPage, next = v.nextPage(r.NextPage)
 	ls.NextPageAttr, v.linkHeader = next.attr, next.linkHeader
 	v.cursor = v.nextCursor(r, next)
 	ls.NextCursor = v.cursor != nil
-	if r.ItemLinks == "" && r.Items == "" && !fromSitemaps {
+	if r.ItemLinks == nil && r.Items == nil && !fromSitemaps {
 		v.errorf("listing.item_links", "required unless listing.items or listing.sitemaps is set")
 	}
 	switch {
@@ -32,6 +35,43 @@ func (v *validator) listing(r rawListing, fromSitemaps bool) extract.ListingSpec
 		v.errorf("listing.end", "marks the end of a pages chain: it needs listing.pages")
 	}
 	return ls
+}
+
+// listingSource reads items or item_links: a selector (or expression), or
+// a table { js = "NAME", json = "expr" } or { css = "selector", json =
+// "expr" } that reads JSON inside an HTML listing page.
+func (v *validator) listingSource(key string, val any) (string, *extract.ScriptSource) {
+	switch x := val.(type) {
+	case nil:
+		return "", nil
+	case string:
+		if strings.TrimSpace(x) == "" {
+			v.errorf(key, "is empty")
+		}
+		return x, nil
+	case map[string]any:
+		var s extract.ScriptSource
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			str, ok := x[k].(string)
+			switch {
+			case k != "js" && k != "css" && k != "json":
+				v.errorf(key+"."+k, "unknown key%s", suggestAmong(k, "js", "css", "json"))
+			case !ok:
+				v.errorf(key+"."+k, "must be a string, got %s", tomlKind(x[k]))
+			case strings.TrimSpace(str) == "":
+				v.errorf(key+"."+k, "is empty")
+			case k == "js":
+				s.JS = str
+			case k == "css":
+				s.CSS = str
+			default:
+				s.JSON = str
+			}
+		}
+		return "", &s
+	}
+	v.errorf(key, `must be a selector (or expression), or a table { js = "...", json = "..." } or { css = "...", json = "..." }, got %s`, tomlKind(val))
+	return "", nil
 }
 
 // nextPageTable is what next_page says beyond a plain selector or
@@ -130,7 +170,7 @@ func (v *validator) item(r rawItem) extract.ItemSpec {
 func (v *validator) field(name string, f rawField) extract.FieldSpec {
 	key := "item.fields." + name
 	fs := extract.FieldSpec{
-		Name: name, CSS: v.css(key+".css", f.CSS), JSONLD: f.JSONLD, JSON: f.JSON,
+		Name: name, CSS: v.css(key+".css", f.CSS), JSONLD: f.JSONLD, JS: f.JS, JSON: f.JSON,
 		Type: extract.Type(f.Type), Attr: f.Attr, Regex: f.Regex, Decimal: f.Decimal,
 		URL: f.URL, Required: f.Required, Multiple: f.Multiple, Scope: f.Scope, Format: f.Format,
 	}

@@ -107,3 +107,25 @@ body = '{"query": "query($$after: String) { items(after: $after) }", "variables"
 		}
 	}
 }
+
+func TestScriptSources(t *testing.T) {
+	const head = "name = \"shop\"\nstart_urls = [\"https://shop.example/\"]\n\n[listing]\n"
+	const item = "\n[item.fields]\ntitle = { js = \"window.__STATE__\", json = \"product.title\" }\n"
+	cfg, err := Parse("shop.toml", []byte(head+`item_links = { js = "window.__STATE__", json = "catalog.items[].url" }`+item))
+	if err != nil || cfg.Extract.Listing.ItemLinksScript == nil || cfg.Extract.Fields[0].JS != "window.__STATE__" {
+		t.Fatalf("%+v, %v", cfg, err)
+	}
+	for _, tt := range []struct{ toml, want string }{
+		{head + `items = { css = "script#__NEXT_DATA__" }` + "\n[item.fields]\ntitle = { json = \"name\" }\n", `shop.toml:5: listing.items.json: required with css`},
+		{head + `items = { css = "script", js = "x" }` + "\n[item.fields]\ntitle = { json = \"name\" }\n", `listing.items.js: a table has one source`},
+		{head + `item_links = { js = "document.x()" }` + item, `listing.item_links.js: "document.x()" is not a dotted JavaScript name`},
+		{head + "format = \"json\"\n" + `items = { js = "x", json = "a" }` + "\n[item.fields]\ntitle = { json = \"name\" }\n", `a table reads JSON inside an HTML listing page`},
+		{head + `item_links = "a"` + "\n[item.fields]\ntitle = { js = \"x\", css = \"h1\" }\n", `item.fields.title.js: a field has one source`},
+		{head + "item_links = \"a\"\n[item]\nformat = \"json\"\n[item.fields]\ntitle = { js = \"x\" }\n", `item.fields.title.js: items are read from JSON documents here`},
+	} {
+		_, err := Parse("shop.toml", []byte(tt.toml))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s\nerr = %v, want %q", tt.toml, err, tt.want)
+		}
+	}
+}

@@ -56,9 +56,9 @@ type rawPolicy struct {
 
 type rawListing struct {
 	Format       string             `toml:"format"`
-	ItemLinks    string             `toml:"item_links"`
-	NextPage     any                `toml:"next_page"` // a string, or a table { css, attr }
-	Items        string             `toml:"items"`
+	ItemLinks    any                `toml:"item_links"` // a string, or a table { js | css, json }
+	NextPage     any                `toml:"next_page"`  // a string, or a table { css, attr }
+	Items        any                `toml:"items"`      // a string, or a table { js | css, json }
 	Sitemaps     []string           `toml:"sitemaps"`
 	SitemapMatch string             `toml:"sitemap_match"`
 	Pages        *rawPages          `toml:"pages"`
@@ -76,6 +76,7 @@ type rawItem struct {
 type rawField struct {
 	CSS      any            `toml:"css"` // a string or an array of strings
 	JSONLD   string         `toml:"jsonld"`
+	JS       string         `toml:"js"`
 	JSON     string         `toml:"json"`
 	Type     string         `toml:"type"`
 	Attr     string         `toml:"attr"`

@@ -49,7 +49,7 @@ const SitemapsRobots = "robots"
 // robots.txt is read: sitemaps, and no listing page to read.
 func (c *Config) HostsOnly() bool {
 	l := c.Extract.Listing
-	return len(c.Sources.Sitemaps) > 0 && l.ItemLinks == "" && l.Items == "" && l.NextPage == "" && c.Sources.Pages == nil && !c.Sources.LinkHeader
+	return len(c.Sources.Sitemaps) > 0 && l.ItemLinks == "" && l.ItemLinksScript == nil && !l.HasCards() && l.NextPage == "" && c.Sources.Pages == nil && !c.Sources.LinkHeader
 }
 
 type rawPages struct {

@@ -32,6 +32,9 @@ type Extractor struct {
 	card      cascadia.Selector // [revisit] card around an item link
 	end       cascadia.Selector // the end of a pages chain
 
+	// JSON inside an HTML listing; each nil when unset.
+	scriptItems, scriptItemLinks *scriptSource
+
 	// A JSON listing; each nil when unset.
 	itemLinksJSON *jsonExpr
 	nextPageJSON  *jsonExpr
@@ -72,7 +75,10 @@ func Compile(spec Spec) (*Extractor, error) {
 	}
 	x.spec.IgnoreParams = slices.Clone(spec.IgnoreParams)
 	x.kind = spec.Item.Format.orHTML()
-	if spec.Listing.Items != "" {
+	switch {
+	case spec.Listing.ItemsScript != nil:
+		x.kind = FormatJSON // cards of JSON in the page
+	case spec.Listing.Items != "":
 		x.kind = spec.Listing.Format.orHTML()
 	}
 	x.compileItem(spec, bad)
@@ -141,6 +147,9 @@ func (x *Extractor) compileListing(ls ListingSpec, bad func(string, string, erro
 		if ls.End != "" {
 			bad("listing", "end", errors.New("only for an html listing: a json pages chain ends on a page whose items are an empty array"))
 		}
+		if ls.ItemsScript != nil || ls.ItemLinksScript != nil {
+			bad("listing", "items", errors.New(`a table reads JSON inside an HTML listing page; a json listing's items and item_links are expressions`))
+		}
 		return
 	}
 	x.itemLinks = compileOptional(ls.ItemLinks, "item_links", bad)
@@ -148,6 +157,8 @@ func (x *Extractor) compileListing(ls ListingSpec, bad func(string, string, erro
 	x.items = compileOptional(ls.Items, "items", bad)
 	x.card = compileOptional(ls.Card, "card", bad)
 	x.end = compileOptional(ls.End, "end", bad)
+	x.scriptItems = compileScript(ls.ItemsScript, "items", bad)
+	x.scriptItemLinks = compileScript(ls.ItemLinksScript, "item_links", bad)
 	if x.itemLinks != nil {
 		x.firstLink = goquery.SingleMatcher(x.itemLinks)
 	}

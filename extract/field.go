@@ -9,6 +9,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
+
+	"github.com/databrew/databrew-stage/extract/jsliteral"
 )
 
 // field is a FieldSpec ready to run.
@@ -16,6 +18,7 @@ type field struct {
 	FieldSpec
 	sels     []selector // CSS, in order
 	json     *jsonExpr  // JSON, nil when unset
+	jsName   string     // JS in its canonical form (see jsliteral.Canonical)
 	re       *regexp.Regexp
 	attr     string // lowercased Attr
 	mapping  *mapping
@@ -141,7 +144,11 @@ func compileField(fs FieldSpec, path string, kind Format, bad func(string, strin
 // compiles it.
 func compileSource(f *field, path string, kind Format, bad func(string, string, error)) {
 	fs := &f.FieldSpec
+	if fs.JS != "" {
+		compileJS(f, path, kind, bad)
+	}
 	switch {
+	case fs.JS != "":
 	case len(fs.CSS) == 0 && fs.JSON == "" && fs.JSONLD == "":
 		if kind == FormatJSON {
 			bad(path, "json", errors.New(`required: the JMESPath expression of the value, e.g. json = "name"`))
@@ -181,6 +188,22 @@ func compileSource(f *field, path string, kind Format, bad func(string, string, 
 		}
 		f.json = jp
 	}
+}
+
+// compileJS checks a js source: a dotted JavaScript name, alone or with
+// json, on HTML pages.
+func compileJS(f *field, path string, kind Format, bad func(string, string, error)) {
+	fs := &f.FieldSpec
+	name, err := jsliteral.Canonical(fs.JS)
+	switch {
+	case err != nil:
+		bad(path, "js", err)
+	case len(fs.CSS) > 0 || fs.JSONLD != "":
+		bad(path, "js", errors.New("a field has one source: js, css or jsonld"))
+	case kind == FormatJSON:
+		bad(path, "js", errors.New("items are read from JSON documents here: js reads the inline scripts of an HTML page"))
+	}
+	f.jsName = name
 }
 
 // compileDefault checks and types the field's default.

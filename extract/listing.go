@@ -68,6 +68,16 @@ func (x *Extractor) Listing(doc *goquery.Document, pageURL *url.URL) Listing {
 	}
 	base := BaseURL(doc, pageURL)
 	root := doc.Selection
+	if x.scriptItems != nil || x.scriptItemLinks != nil {
+		r := newReader(x, base)
+		if x.scriptItems != nil {
+			x.scriptCards(r, &l, root, pageURL)
+		}
+		if x.scriptItemLinks != nil {
+			x.scriptLinks(r, &l, root, base)
+		}
+		r.release()
+	}
 	var cards map[*html.Node]struct{}
 	if x.items != nil {
 		cards = x.readCards(&l, root, base, pageURL)

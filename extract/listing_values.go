@@ -29,7 +29,7 @@ type listingValues struct {
 
 // newListingValues returns the taker of the listing's values into l.
 func (x *Extractor) newListingValues(r *reader, l *Listing, pageURL *url.URL) *listingValues {
-	c := &listingValues{x: x, r: r, l: l, pageURL: pageURL, pageStr: urlString(pageURL), cards: x.itemsJSON != nil}
+	c := &listingValues{x: x, r: r, l: l, pageURL: pageURL, pageStr: urlString(pageURL), cards: x.itemsJSON != nil || x.scriptItems != nil}
 	c.restart()
 	return c
 }

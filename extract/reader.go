@@ -28,6 +28,7 @@ type reader struct {
 	// with css and json, and float64 copies of objects (see jsonExpr).
 	ld     map[*html.Node]*ldBlocks
 	parsed map[parsedKey]parsedJSON
+	js     map[jsKey]jsValue
 	floats floatCopies
 }
 
@@ -58,6 +59,7 @@ func (r *reader) release() {
 	r.badReason, r.miss = "", ""
 	clear(r.ld)
 	clear(r.parsed)
+	clear(r.js)
 	clear(r.floats)
 	if cap(r.w.b) > 64<<10 {
 		r.w.b = make([]byte, 0, 512)
@@ -70,6 +72,8 @@ func (r *reader) htmlField(f *field, root *goquery.Selection) (any, bool) {
 	switch {
 	case f.JSONLD != "":
 		return r.ldField(f, root)
+	case f.JS != "":
+		return r.jsField(f, root)
 	case len(f.sels) == 0:
 		r.miss = "json alone reads a JSON document, and this page is HTML"
 		return r.nothing(f), false
@@ -340,7 +344,7 @@ func (r *reader) ldField(f *field, root *goquery.Selection) (any, bool) {
 
 // jsonField reads f from a JSON root: the row, the card or the page.
 func (r *reader) jsonField(f *field, root any) (any, bool) {
-	if f.json == nil || len(f.sels) > 0 || f.JSONLD != "" {
+	if f.json == nil || len(f.sels) > 0 || f.JSONLD != "" || f.JS != "" {
 		r.miss = "css and jsonld read HTML, and this is a JSON document"
 		return r.nothing(f), false
 	}

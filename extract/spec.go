@@ -71,8 +71,14 @@ type FieldSpec struct {
 	// (inside the row or card unless Scope is "page"); JSON then picks the
 	// value from it.
 	JSONLD string
+	// JS reads the value the page's inline scripts assign to this dotted
+	// JavaScript name (window.__INITIAL_STATE__), parsed with JavaScript
+	// object-literal tolerance (see package jsliteral); JSON then picks
+	// the value from it, or without JSON it is the value.
+	JS string
 	// JSON is a JMESPath expression: on the JSON page, card or row, on the
-	// JSONLD object, or with CSS on the parsed text of the selected element.
+	// JSONLD object or the JS value, or with CSS on the parsed text of the
+	// selected element.
 	JSON string
 	// Type is the type of the field's values; empty means string.
 	Type Type
@@ -139,6 +145,11 @@ type ListingSpec struct {
 	// yields a digest of its HTML with the link, so a change in what the
 	// card shows (a price, a stock badge) is seen without the item page.
 	Card string
+	// ItemsScript and ItemLinksScript, when set, read a listing's cards
+	// and item links from JSON inside an HTML listing page instead of
+	// Items and ItemLinks (SPEC 6c): the cards are read as a JSON
+	// listing's are.
+	ItemsScript, ItemLinksScript *ScriptSource
 	// End, when set, selects what marks an HTML listing page as the end
 	// of a pages chain (a "no results" notice): a page that yields nothing
 	// and matches it is the end, one that does not match is a coverage
@@ -150,6 +161,17 @@ type ListingSpec struct {
 	// bound.
 	MaxLinks int
 }
+
+// ScriptSource is JSON inside an HTML page: the value an inline script
+// assigns to JS (see FieldSpec.JS), or the text of the first element CSS
+// matches whose text parses as JSON; then JSON, a JMESPath expression, on
+// it ("@" takes all of it).
+type ScriptSource struct {
+	CSS, JS, JSON string
+}
+
+// HasCards reports whether the listing reads items from its cards.
+func (l ListingSpec) HasCards() bool { return l.Items != "" || l.ItemsScript != nil }
 
 // ItemSpec declares what an item page holds besides its fields.
 type ItemSpec struct {

@@ -54,12 +54,12 @@ func checkCmd(args []string, env Env) int {
 	p := checkPrinter{out: env.Stdout, fields: rep.Fields, request: cfg.ListingRequest}
 	ok := true
 	for _, in := range rep.Listings {
-		ok = p.listing(in, cfg.Extract.Listing.Items != "") && ok
+		ok = p.listing(in, cfg.Extract.Listing.HasCards()) && ok
 	}
 	switch {
 	case rep.Item != nil:
 		ok = p.item(*rep.Item) && ok
-	case cfg.Extract.Listing.Items == "":
+	case !cfg.Extract.Listing.HasCards():
 		fmt.Fprintln(env.Stdout, "\nitem: no item link to check (give one with --url)")
 		ok = false
 	}
