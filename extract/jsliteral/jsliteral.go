@@ -139,7 +139,9 @@ type SyntaxError struct {
 	Msg    string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("at byte %d of the value: %s", e.Offset, e.Msg) }
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("at byte %d of the value: %s", e.Offset, e.Msg)
+}
 
 func skipSpace(s string, i int) int {
 	for i < len(s) {
