@@ -163,7 +163,7 @@ func (v *validator) nextPageShape(x map[string]any) {
 
 // item reads [item] but its fields.
 func (v *validator) item(r rawItem) extract.ItemSpec {
-	return extract.ItemSpec{Format: extract.Format(r.Format), Rows: r.Rows}
+	return extract.ItemSpec{Format: extract.Format(r.Format), Rows: r.Rows, StrictTypes: r.StrictTypes}
 }
 
 // field reads one [item.fields] entry.

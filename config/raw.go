@@ -67,10 +67,11 @@ type rawListing struct {
 }
 
 type rawItem struct {
-	Format string              `toml:"format"`
-	Key    string              `toml:"key"`
-	Rows   string              `toml:"rows"`
-	Fields map[string]rawField `toml:"fields"`
+	Format      string              `toml:"format"`
+	StrictTypes bool                `toml:"strict_types"`
+	Key         string              `toml:"key"`
+	Rows        string              `toml:"rows"`
+	Fields      map[string]rawField `toml:"fields"`
 }
 
 type rawField struct {

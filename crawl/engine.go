@@ -51,9 +51,11 @@ type Settings struct {
 	// Breaker configures pause-and-probe; a zero Pause stops at a trip.
 	Breaker verdict.BreakerPolicy
 	Block   BlockRules
-	// Fields names the item fields in Values order, for the warning
-	// about a field that found nothing on any item.
-	Fields []string
+	// Fields names the item fields in Values order, and FieldTypes says
+	// their types ("float64", "list of int64"), for the per-field counts
+	// of the verdict and the warnings about type errors and fields that
+	// found nothing on any item.
+	Fields, FieldTypes []string
 	// Revisit, when set, skips item pages that are not due (see
 	// RevisitPolicy); nil fetches every item page each traversal.
 	Revisit *RevisitPolicy

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // notices collects what a run tells its operator once, at its end, rather
@@ -21,11 +22,16 @@ type notices struct {
 	notes   []pageNote
 	noted   map[string]bool
 	yielded map[string]bool
-	// items counts the usable items read; missed counts, per field, the
-	// items on which it found nothing, and why holds the first reason.
-	items  int
-	missed []int
-	why    []string
+	// items counts the items read (usable or not); missed counts, per
+	// field, the items in which it found nothing, and why holds the first
+	// reason; typeErrs counts the items in which it found a value its type
+	// does not take, and bad and badURL hold the first such value and the
+	// item it came from.
+	items       int
+	missed      []int
+	why         []string
+	typeErrs    []int
+	bad, badURL []string
 }
 
 type pageNote struct {
@@ -34,7 +40,8 @@ type pageNote struct {
 }
 
 func newNotices(fields int) *notices {
-	return &notices{noted: map[string]bool{}, yielded: map[string]bool{}, missed: make([]int, fields), why: make([]string, fields)}
+	return &notices{noted: map[string]bool{}, yielded: map[string]bool{}, missed: make([]int, fields), why: make([]string, fields),
+		typeErrs: make([]int, fields), bad: make([]string, fields), badURL: make([]string, fields)}
 }
 
 // page takes a completion's notes and what its listing page yielded, and
@@ -59,15 +66,21 @@ func (n *notices) page(c *completion) {
 			n.yielded["items"] = true
 		}
 	}
-	for _, it := range c.items {
-		n.items++
-		for i, why := range it.Why {
-			if why == "" || i >= len(n.missed) {
-				continue
-			}
-			n.missed[i]++
-			if n.why[i] == "" {
-				n.why[i] = why
+	if c.notModified {
+		return // replayed, not read
+	}
+	n.items += c.usableItems + c.unusableItems
+	for _, rep := range c.reports {
+		for i := range n.missed {
+			switch {
+			case rep.TypeError(i):
+				if n.typeErrs[i]++; n.bad[i] == "" {
+					n.bad[i], n.badURL[i] = rep.Bad[i], rep.URL
+				}
+			case rep.FoundNothing(i):
+				if n.missed[i]++; n.why[i] == "" {
+					n.why[i] = rep.Why[i]
+				}
 			}
 		}
 	}
@@ -79,11 +92,17 @@ var yieldedWhat = map[string]string{"item_links": "an item link", "next_page": "
 // report warns once per listing selector that yielded nothing on any
 // listing page the run read though it was noted, and once per field that
 // found nothing on any item the run read.
-func (n *notices) report(log *slog.Logger, fields []string) {
+func (n *notices) report(log *slog.Logger, fields, types []string) {
 	for _, note := range n.notes {
 		if !n.yielded[note.Key] {
 			log.Warn(fmt.Sprintf("%s: no listing page of this run yielded %s from it", note.Text, yieldedWhat[note.Key]),
 				"key", "listing."+note.Key, "page", note.page)
+		}
+	}
+	for i, name := range fields {
+		if i < len(n.typeErrs) && n.typeErrs[i] > 0 {
+			log.Warn(fmt.Sprintf("field %s: %d values are not %s, e.g. %q (%s)", name, n.typeErrs[i], types[i], n.bad[i], n.badURL[i]),
+				"field", name, "type_errors", n.typeErrs[i])
 		}
 	}
 	if n.items == 0 {
@@ -93,6 +112,17 @@ func (n *notices) report(log *slog.Logger, fields []string) {
 		if i < len(n.missed) && n.missed[i] == n.items {
 			log.Warn(fmt.Sprintf("field %q found nothing on any of the %d items read: %s", name, n.items, n.why[i]),
 				"field", name, "items", n.items)
+		}
+	}
+}
+
+// fill writes the per-field counts into a result.
+func (n *notices) fill(res *Result, fields []string) {
+	res.Fields = make(map[string]verdict.FieldCounts, len(fields))
+	for i, name := range fields {
+		if i < len(n.missed) {
+			res.Fields[name] = verdict.FieldCounts{TypeErrors: n.typeErrs[i], FoundNothing: n.missed[i]}
+			res.Items.TypeErrors += n.typeErrs[i]
 		}
 	}
 }

@@ -86,7 +86,7 @@ func (r *run) yield(q Queued, y Yield, memo *PageMemo, c *completion) {
 	}
 	c.pageGaps = append(c.pageGaps, y.Unusable...)
 	c.usableItems, c.unusableItems = stored, len(y.Unusable)
-	c.notes = y.Notes
+	c.notes, c.reports = y.Notes, y.Reports
 	if q.Kind == KindItem {
 		if stored == 0 {
 			c.unusableItems = max(c.unusableItems, 1)

@@ -61,6 +61,9 @@ type Yield struct {
 	// is an end (what the items expression yielded instead of an empty
 	// array, say).
 	NotEnd string
+	// Reports say how reading the fields of each item the page held went,
+	// usable or not: the type errors and the fields that found nothing.
+	Reports []ItemReport
 	// Cursor is the JSON text of the cursor a JSON listing page names for
 	// the next listing request (next_page with param or body; see
 	// Settings.NextCursor); "" when it names none, which ends the chain.
@@ -87,6 +90,12 @@ const (
 	// page that yields nothing so is a coverage gap.
 	EndNotShown
 )
+
+// ItemReport is how reading one item's fields went, and the item's URL.
+type ItemReport struct {
+	URL string
+	extract.FieldReport
+}
 
 // Link is a URL a page leads to.
 type Link struct {

@@ -79,7 +79,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 
 	r.loop(ctx)
 	r.progress()
-	r.notes.report(e.log, e.s.Fields)
+	r.notes.report(e.log, e.s.Fields, e.s.FieldTypes)
 	r.judgeDrift()
 
 	fin, err := e.d.Store.Finish(r.tally.gaps())
@@ -419,6 +419,7 @@ func (r *run) halt(s verdict.Stop, detail string) {
 func (r *run) result(fin Finish) Result {
 	res := Result{Crawl: verdict.Crawl{Stop: r.stop, Detail: r.detail, Traversal: r.traversal, Breaker: r.brk.story}}
 	r.tally.fill(&res)
+	r.notes.fill(&res, r.e.s.Fields)
 	// The traversal is complete when its queue is empty; failed URLs wait
 	// in the failed set for the next traversal.
 	res.Traversal.Completed = fin.Queued == fin.Failed

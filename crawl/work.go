@@ -39,8 +39,10 @@ type completion struct {
 	// rows) the page held that could and could not be read: the markup
 	// drift rule's results.
 	usableItems, unusableItems int
-	// notes say what a selector matched but could not use.
-	notes []extract.Note
+	// notes say what a selector matched but could not use; reports how
+	// reading the fields of the page's items went.
+	notes   []extract.Note
+	reports []ItemReport
 	// pageGaps are further gaps the page found: unusable cards, links
 	// and keys too long to keep.
 	pageGaps     []verdict.Gap

@@ -25,10 +25,27 @@ type Item struct {
 	// not parse (a scalar with no parsable match, list elements) and, for
 	// an unusable item, why each required field is missing; nil when none.
 	Reasons []string
-	// Why says, per field in Values order, why the field found nothing on
-	// the page (its value is then its default, or nil): empty for a field
-	// that found a value, and nil when every field did.
+	FieldReport
+}
+
+// FieldReport says how reading one item went, per field in Values order.
+type FieldReport struct {
+	// Why says why the field has no value of its own (it is then its
+	// default, or nil): it found nothing, or what it found did not parse.
+	// Empty for a field that found a value; nil when every field did.
 	Why []string
+	// Bad holds, for a field with a type error, the value it found that
+	// its type does not take (cut to 120 bytes): the field is NULL, never
+	// its default. Empty for the other fields; nil when none had one.
+	Bad []string
+}
+
+// TypeError reports whether field i had a type error.
+func (r FieldReport) TypeError(i int) bool { return i < len(r.Bad) && r.Bad[i] != "" }
+
+// FoundNothing reports whether field i found nothing at all.
+func (r FieldReport) FoundNothing(i int) bool {
+	return i < len(r.Why) && r.Why[i] != "" && !r.TypeError(i)
 }
 
 // Item reads the fields from the whole document of an item page. URL
@@ -175,7 +192,7 @@ func (r *reader) jsonItems(b *batch, root any, itemURL string, linkFromField boo
 func (r *reader) row(b *batch, src *source, itemURL string, linkFromField bool) {
 	it, err := r.item(src, itemURL, linkFromField)
 	if err != nil {
-		b.unusable = append(b.unusable, Unusable{URL: err.URL, Err: err})
+		b.unusable = append(b.unusable, Unusable{URL: err.URL, Err: err, Report: it.FieldReport})
 		return
 	}
 	b.items = append(b.items, it)
@@ -196,8 +213,12 @@ func (r *reader) item(src *source, itemURL string, linkFromField bool) (Item, *U
 	var missing []string
 	for i := range x.fields {
 		f := &x.fields[i]
-		r.stats.regexMiss, r.stats.bad, r.miss = 0, 0, ""
+		r.stats.regexMiss, r.stats.bad, r.stats.typeErr, r.miss, r.badValue = 0, 0, 0, "", ""
 		v, present := r.field(f, src)
+		if f.Multiple && r.stats.typeErr > 0 {
+			// A list with an element that does not parse is NULL.
+			v, present = nil, false
+		}
 		if !present {
 			why := r.miss
 			if r.stats.bad > 0 {
@@ -207,6 +228,16 @@ func (r *reader) item(src *source, itemURL string, linkFromField bool) (Item, *U
 				it.Why = make([]string, len(x.fields))
 			}
 			it.Why[i] = why
+			if r.stats.typeErr > 0 {
+				if it.Bad == nil {
+					it.Bad = make([]string, len(x.fields))
+				}
+				it.Bad[i] = r.badValue
+				if x.spec.Item.StrictTypes && !f.required {
+					missing = append(missing, f.Name)
+					r.reasons = append(r.reasons, why)
+				}
+			}
 		}
 		switch {
 		case present:

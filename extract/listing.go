@@ -51,6 +51,8 @@ type Listing struct {
 type Unusable struct {
 	URL string
 	Err *UnusableError
+	// Report says how reading its fields went, as for a usable item.
+	Report FieldReport
 }
 
 // Listing reads the links of an HTML listing page and, when the Spec sets

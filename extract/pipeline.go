@@ -191,6 +191,9 @@ func collectJSON[T any](r *reader, f *field, vals []any) []T {
 // else yields a value.
 func (r *reader) noteBad(f *field, s string) {
 	r.stats.bad++
+	if r.stats.typeErr++; r.stats.typeErr == 1 {
+		r.badValue = cutText(s, maxBadValue)
+	}
 	switch {
 	case f.Multiple:
 		r.reasons = append(r.reasons, rejectReason(f, s))
@@ -237,4 +240,18 @@ func typeWords(fs *FieldSpec) string {
 		return fmt.Sprintf("a timestamp in format %q", fs.Format)
 	}
 	return "a valid " + string(fs.Type)
+}
+
+// maxBadValue is how much of a value that did not parse a report keeps.
+const maxBadValue = 120
+
+// cutText cuts s to at most n bytes, at a rune boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

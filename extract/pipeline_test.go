@@ -101,7 +101,7 @@ func TestPipelineJSON(t *testing.T) {
 		{"map on a number's text", FieldSpec{JSON: "stock", Map: map[string]any{"0": "sold out"}}, "sold out", ""},
 		{"list flattens one level", FieldSpec{JSON: "tags", Multiple: true}, []string{"a", `["b","c"]`, "1", "true"}, ""},
 		{"list of a scalar", FieldSpec{JSON: "price", Type: TypeFloat64, Multiple: true}, []float64{12.5}, ""},
-		{"list skips what does not parse", FieldSpec{JSON: "tags", Type: TypeBool, Multiple: true}, []bool{true, true}, `"a" is not a valid bool`},
+		{"a list with an element that does not parse is NULL", FieldSpec{JSON: "tags", Type: TypeBool, Multiple: true}, nil, `"a" is not a valid bool`},
 		{"empty list", FieldSpec{JSON: "none", Type: TypeInt64, Multiple: true}, []int64{}, ""},
 		{"url against the page", FieldSpec{JSON: "'/x/' ", URL: true}, "https://books.example.com/x/", ""},
 	}

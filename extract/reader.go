@@ -19,10 +19,15 @@ type reader struct {
 	base    *url.URL
 	w       normalizer
 	reasons []string
-	stats   struct{ regexMiss, bad int }
+	// stats count, for the current field, regex misses, values and
+	// elements it could not use, and among them values its type does not
+	// take (type errors).
+	stats struct{ regexMiss, bad, typeErr int }
 	// badReason explains the current field's first value that did not
-	// parse; miss why it found nothing, when no value was bad.
+	// parse, and badValue is that value; miss why it found nothing, when
+	// no value was bad.
 	badReason string
+	badValue  string
 	miss      string
 	// Per page: the JSON-LD of each root, the JSON text of elements read
 	// with css and json, and float64 copies of objects (see jsonExpr).
@@ -56,7 +61,7 @@ func newReader(x *Extractor, base *url.URL) *reader {
 // release returns r to the pool; r must not be used afterwards.
 func (r *reader) release() {
 	r.x, r.base, r.reasons = nil, nil, nil
-	r.badReason, r.miss = "", ""
+	r.badReason, r.badValue, r.miss = "", "", ""
 	clear(r.ld)
 	clear(r.parsed)
 	clear(r.js)

@@ -182,6 +182,9 @@ type ItemSpec struct {
 	// CSS on HTML, a JMESPath expression giving an array of objects on
 	// JSON. Fields are read inside the row unless their Scope is "page".
 	Rows string
+	// StrictTypes makes an item with a type error (a value found that its
+	// field's type does not take) unusable, rather than the field NULL.
+	StrictTypes bool
 }
 
 // Spec is everything extraction needs: the listing, the item pages, the

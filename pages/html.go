@@ -105,6 +105,7 @@ func listingYield(ls extract.Listing, maxLinks int) crawl.Yield {
 		y.Links = append(y.Links, crawl.Link{URL: l, Kind: crawl.KindListing})
 	}
 	y.Unusable = gaps(ls.Unusable)
+	y.Reports = reports(ls.Items, ls.Unusable)
 	y.Cursor = ls.Cursor
 	switch {
 	case ls.End:
@@ -142,7 +143,24 @@ func (r *HTMLItem) Read(p crawl.Page) (crawl.Yield, error) {
 
 // itemsYield is the yield of an item page's items.
 func itemsYield(items []extract.Item, unusable []extract.Unusable) crawl.Yield {
-	return crawl.Yield{Items: items, Unusable: gaps(unusable)}
+	return crawl.Yield{Items: items, Unusable: gaps(unusable), Reports: reports(items, unusable)}
+}
+
+// reports are the field reports of a page's items, usable or not; nil
+// when every field of every item found a value that parsed.
+func reports(items []extract.Item, unusable []extract.Unusable) []crawl.ItemReport {
+	var out []crawl.ItemReport
+	for _, it := range items {
+		if it.Why != nil || it.Bad != nil {
+			out = append(out, crawl.ItemReport{URL: it.URL, FieldReport: it.FieldReport})
+		}
+	}
+	for _, u := range unusable {
+		if u.Report.Why != nil || u.Report.Bad != nil {
+			out = append(out, crawl.ItemReport{URL: u.URL, FieldReport: u.Report})
+		}
+	}
+	return out
 }
 
 // gaps are the coverage gaps of items that could not be read.

@@ -139,7 +139,7 @@ func TestASiteThatNeverComesBack(t *testing.T) {
 		t.Fatalf("verdict = %s (%s, rule %d): %s", rep.Outcome, rep.Stop, rep.Rule, rep.Detail)
 	}
 	// The rule's detail, then the run's first failure (the run failed).
-	if !regexp.MustCompile(`; gave up after 3 failed probes; the first failure: http://\S+/catalogue/item-\d+\.html answered HTTP 503 Service Unavailable$`).MatchString(rep.Detail) {
+	if !regexp.MustCompile(`; gave up after 3 failed probes; the first failure: http://\S+/catalogue/(item|page)-\d+\.html answered HTTP 503 Service Unavailable$`).MatchString(rep.Detail) {
 		t.Fatalf("detail = %q", rep.Detail)
 	}
 	if got := kinds(rep.Breaker); got != "trip pause probe pause probe pause probe give_up" {

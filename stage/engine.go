@@ -152,6 +152,7 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		Breaker:    verdict.BreakerPolicy{Pause: p.Pause, ProbeRequests: p.ProbeRequests, MaxProbes: p.MaxProbes},
 		Block:      crawl.BlockRules{Texts: cfg.Block.Texts, Statuses: cfg.Block.Statuses},
 		Fields:     fieldNames(cfg.Extract.Fields),
+		FieldTypes: fieldTypes(cfg.Extract.Fields),
 		MemoTag:    memoTag(cfg),
 		Revisit:    revisitPolicy(cfg.Revisit),
 		Shard:      shard,
@@ -218,6 +219,22 @@ func memoTag(cfg config.Config) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// fieldTypes says the item fields' types in the order of an item's
+// values, as the type error warning names them.
+func fieldTypes(fields []extract.FieldSpec) []string {
+	types := make([]string, len(fields))
+	for i, f := range fields {
+		types[i] = string(f.Type)
+		if types[i] == "" {
+			types[i] = string(extract.TypeString)
+		}
+		if f.Multiple {
+			types[i] = "list of " + types[i]
+		}
+	}
+	return types
 }
 
 // fieldNames names the item fields in the order of an item's values.

@@ -59,5 +59,8 @@ func ReadLastRun(storage string) (verdict.RunReport, error) {
 	if err := r.Validate(); err != nil {
 		return verdict.RunReport{}, fmt.Errorf("read %s: not a verdict: %w", path, err)
 	}
+	if r.Fields == nil {
+		r.Fields = map[string]verdict.FieldCounts{} // written before fields were counted
+	}
 	return r, nil
 }

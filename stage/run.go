@@ -248,6 +248,9 @@ func fill(r *verdict.RunReport, res crawl.Result) {
 	if r.Gaps == nil {
 		r.Gaps = []verdict.Gap{}
 	}
+	if r.Fields == nil {
+		r.Fields = map[string]verdict.FieldCounts{}
+	}
 	r.Breaker = res.Breaker
 	if r.Breaker.Events == nil {
 		r.Breaker.Events = []verdict.BreakerEvent{}

@@ -41,7 +41,7 @@ func MissingShard(config, runID string, index, count int, at time.Time) RunRepor
 // export section is the commit's to fill in.
 func Combine(config, runID string, shards []RunReport) RunReport {
 	r := RunReport{Config: config, RunID: runID, SchemaVersion: SchemaVersion, Started: true,
-		Crawl:  Crawl{Stop: StopQueueEmpty, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}},
+		Crawl:  Crawl{Stop: StopQueueEmpty, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}, Fields: map[string]FieldCounts{}},
 		Export: Export{Files: []string{}}, Shards: shards}
 	var facts Facts
 	var failed *RunReport
@@ -60,6 +60,12 @@ func Combine(config, runID string, shards []RunReport) RunReport {
 		r.Started = r.Started && s.Started
 		addRequests(&r.Requests, s.Requests)
 		addItems(&r.Items, s.Items)
+		for name, c := range s.Fields {
+			sum := r.Fields[name]
+			sum.TypeErrors += c.TypeErrors
+			sum.FoundNothing += c.FoundNothing
+			r.Fields[name] = sum
+		}
 		r.CoverageGaps += s.CoverageGaps
 		for _, g := range s.Gaps {
 			if len(r.Gaps) < MaxListedGaps {
@@ -132,4 +138,5 @@ func addItems(a *ItemCounts, b ItemCounts) {
 	a.Removed += b.Removed
 	a.Skipped += b.Skipped
 	a.DuplicateKeys += b.DuplicateKeys
+	a.TypeErrors += b.TypeErrors
 }

@@ -54,6 +54,21 @@ type Crawl struct {
 	CoverageGaps int     `json:"coverage_gaps"`
 	Gaps         []Gap   `json:"gaps"`
 	Breaker      Breaker `json:"breaker"`
+	// Fields counts, for every declared field by name, the items the run
+	// extracted (item pages, cards and rows, usable or not; not a page
+	// answered 304 or skipped) in which it had a type error, or found
+	// nothing.
+	Fields map[string]FieldCounts `json:"fields"`
+}
+
+// FieldCounts counts what became of one field over the items a run
+// extracted.
+type FieldCounts struct {
+	// TypeErrors counts items in which the field found a value its type
+	// does not take: the field was NULL there.
+	TypeErrors int `json:"type_errors"`
+	// FoundNothing counts items in which it found nothing.
+	FoundNothing int `json:"found_nothing"`
 }
 
 // RequestCounts counts HTTP exchanges and URL results.
@@ -87,6 +102,8 @@ type ItemCounts struct {
 	// page holds their key: one page keeps a key, whatever the order pages
 	// are fetched in.
 	DuplicateKeys int `json:"duplicate_keys"`
+	// TypeErrors counts the type errors of every field (see Fields).
+	TypeErrors int `json:"type_errors"`
 }
 
 // Traversal describes the crawl from the start URLs until the queue is
@@ -244,7 +261,7 @@ func unstarted(config string, at time.Time, stop Stop, detail string) RunReport 
 	return RunReport{
 		Config: config, SchemaVersion: SchemaVersion,
 		StartedAt: at, FinishedAt: at,
-		Crawl:   Crawl{Stop: stop, Detail: detail, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}},
+		Crawl:   Crawl{Stop: stop, Detail: detail, Gaps: []Gap{}, Breaker: Breaker{Events: []BreakerEvent{}}, Fields: map[string]FieldCounts{}},
 		Outcome: OutcomeFailed,
 		Export:  Export{Files: []string{}},
 	}
