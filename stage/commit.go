@@ -189,7 +189,7 @@ func decidedBefore(ctx context.Context, lake shardLake, claim runClaim, d decisi
 }
 
 // finishAndRecord finishes a decided commit and writes its verdict as the
-// export root's. From the decision on a signal or the deadline no longer
+// export root's. From the decision on a signal or a time limit no longer
 // stops the commit: a commit run again would only finish it.
 func finishAndRecord(ctx context.Context, lake shardLake, claim runClaim, d decision, opts CommitOptions, log *slog.Logger) (verdict.RunReport, error) {
 	ctx = context.WithoutCancel(ctx)

@@ -144,8 +144,8 @@ func (x *exporter) write(ctx context.Context, store sink.PartStore, where string
 	rows := 0
 	err = x.db.ForEachPending(maxSeq, func(v state.Version) error {
 		if rows++; rows%1024 == 0 && ctx.Err() != nil {
-			// Before the publish is recorded, a signal or the deadline
-			// abandons it: its items stay pending.
+			// Before the publish is recorded, a signal or the export's
+			// time limit abandons it: its items stay pending.
 			return context.Cause(ctx)
 		}
 		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}

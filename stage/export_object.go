@@ -154,7 +154,7 @@ func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 		return err
 	}
 	// From here the run is committed, not abandoned: a signal or the
-	// deadline no longer stops it.
+	// export's time limit no longer stops it.
 	return o.commit(context.WithoutCancel(ctx), x, pub)
 }
 
