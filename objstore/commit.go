@@ -258,10 +258,14 @@ func (t *Target) ListUploads(ctx context.Context, prefix string) ([]string, erro
 	return keys, nil
 }
 
-// AbortUploads aborts every multipart upload in progress under prefix and
-// returns how many it aborted (an upload that vanished meanwhile is not
-// counted). Only S3 has uploads: elsewhere it returns 0.
-func (t *Target) AbortUploads(ctx context.Context, prefix string) (int, error) {
+// AbortUploads aborts the multipart uploads in progress under prefix
+// whose keys own accepts, and returns how many it aborted (an upload that
+// vanished meanwhile is not counted). own is given a key relative to the
+// output's prefix, and must accept only keys the caller's protocol could
+// have written: the bucket is shared, and at its root every other
+// application's uploads are under the output too. Only S3 has uploads:
+// elsewhere it returns 0.
+func (t *Target) AbortUploads(ctx context.Context, prefix string, own func(rel string) bool) (int, error) {
 	if err := t.checkPrefix(prefix); err != nil {
 		return 0, err
 	}
@@ -274,6 +278,9 @@ func (t *Target) AbortUploads(ctx context.Context, prefix string) (int, error) {
 	}
 	n := 0
 	for _, u := range ups {
+		if !own(strings.TrimPrefix(u.key, t.prefix)) {
+			continue
+		}
 		_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
 			Bucket: aws.String(t.name), Key: aws.String(u.key), UploadId: aws.String(u.id),
 		})

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,10 +35,9 @@ const cleanupTimeout = 30 * time.Second
 // AbortStaleProbes aborts the multipart uploads of Preflight's probes
 // that a killed process left under the output, those started longer ago
 // than a preflight may last, so a probe another process is making right
-// now is left alone. It returns how many it aborted; only S3 has uploads.
-// (A whole-config run aborts every upload under the output instead; the
-// shards of a logical run cannot, for the others' staged parts are
-// uploads too.)
+// now is left alone. Only a probe's own name counts (probePrefix and 16
+// hex digits, directly under the output's prefix): an upload of another
+// name is left alone. It returns how many it aborted; only S3 has uploads.
 func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, error) {
 	if t.s3 == nil {
 		return 0, nil
@@ -48,7 +48,7 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 	}
 	n := 0
 	for _, u := range ups {
-		if u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
+		if !isProbe(strings.TrimPrefix(u.key, t.prefix)) || u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
 			continue
 		}
 		if err := t.abortUpload(ctx, u.key, u.id); err != nil {
@@ -57,6 +57,25 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 		n++
 	}
 	return n, nil
+}
+
+// probeName is the name of a new probe object: probePrefix and 16 hex
+// digits.
+func probeName() string {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	return probePrefix + hex.EncodeToString(rnd[:])
+}
+
+// isProbe reports whether rel, a key relative to the output's prefix, is
+// a name probeName gives.
+func isProbe(rel string) bool {
+	digits, ok := strings.CutPrefix(rel, probePrefix)
+	if !ok || len(digits) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(digits)
+	return err == nil && strings.ToLower(digits) == digits
 }
 
 // Preflight proves the output usable before any crawling: the bucket
@@ -88,9 +107,7 @@ func (t *Target) Preflight(ctx context.Context) (err error) {
 		return t.unusable(ctx, "list the bucket", err)
 	}
 
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	probe := t.Key(probePrefix + hex.EncodeToString(rnd[:]))
+	probe := t.Key(probeName())
 	data := []byte("databrew-stage preflight probe; safe to delete\n")
 	created, err := t.PutIfAbsent(ctx, probe, data)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
@@ -72,8 +73,9 @@ func (o *objectTarget) publishedRuns(ctx context.Context) (int, error) {
 // reconcile resolves the publishes a crash interrupted: one without its
 // manifest is rolled back (its uploads aborted, anything under its prefix
 // deleted; its versions stay pending), one with it is rolled forward.
-// Then every multipart upload left under the output is aborted: no
-// publish of this state owns it any more.
+// Then every multipart upload the stage's protocol left under the output
+// is aborted (see abortOwnUploads): no publish of this state owns it any
+// more. Other applications' uploads are left alone.
 func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 	pubs, err := x.db.Publishing()
 	if err != nil {
@@ -101,7 +103,7 @@ func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 			}
 		}
 	}
-	n, err := o.t.AbortUploads(ctx, o.t.Key(""))
+	n, err := abortOwnUploads(ctx, o.t, time.Now())
 	if n > 0 {
 		x.log.Warn("aborted multipart uploads no publish owns under the output", "uploads", n)
 	}
@@ -111,7 +113,7 @@ func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 // rollBack removes what a publish left under its prefix and forgets it:
 // its versions stay pending.
 func (o *objectTarget) rollBack(ctx context.Context, x *exporter, p state.Publication) error {
-	if _, err := o.t.AbortUploads(ctx, p.Dir); err != nil {
+	if _, err := o.t.AbortUploads(ctx, p.Dir, ownUpload); err != nil {
 		return err
 	}
 	if _, err := o.t.DeletePrefix(ctx, p.Dir); err != nil {

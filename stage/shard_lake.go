@@ -140,7 +140,7 @@ func (l objectLake) checkStaged(ctx context.Context, _, runPath string, m shardM
 }
 
 func (l objectLake) undoStaged(ctx context.Context, dir string) error {
-	if _, err := l.o.t.AbortUploads(ctx, dir); err != nil {
+	if _, err := l.o.t.AbortUploads(ctx, dir, ownUpload); err != nil {
 		return err
 	}
 	_, err := l.o.t.DeletePrefix(ctx, dir)
@@ -198,7 +198,7 @@ func (l objectLake) discardOthers(ctx context.Context, _, runPath string, decide
 		if keep[k] {
 			continue // a decided part's second upload: CompletePart refused two
 		}
-		if _, err := l.o.t.AbortUploads(ctx, k); err != nil {
+		if _, err := l.o.t.AbortUploads(ctx, k, ownUpload); err != nil {
 			return err
 		}
 	}
