@@ -69,13 +69,7 @@ func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size in
 		return fmt.Errorf("output %s: complete part %q: %d uploads of %d bytes each; cannot tell which is the part", t.url, key, len(match), size)
 	}
 	u := match[0]
-	_, err := t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
-		Bucket:          aws.String(t.name),
-		Key:             aws.String(key),
-		UploadId:        aws.String(u.id),
-		IfNoneMatch:     aws.String("*"),
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts[0])},
-	})
+	err := t.completeUpload(ctx, key, u.id, parts[0])
 	switch {
 	case err == nil:
 		return nil
@@ -121,7 +115,9 @@ func (t *Target) PutIfAbsent(ctx context.Context, key string, data []byte) (crea
 	if err := t.checkKey(key); err != nil {
 		return false, err
 	}
-	err = t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: typeOf(key)})
+	err = callErr(ctx, t, func(ctx context.Context) error {
+		return t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: typeOf(key)})
+	})
 	if err == nil {
 		return true, nil
 	}
@@ -137,7 +133,10 @@ func (t *Target) Put(ctx context.Context, key string, data []byte) error {
 	if err := t.checkKey(key); err != nil {
 		return err
 	}
-	if err := t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: typeOf(key)}); err != nil {
+	err := callErr(ctx, t, func(ctx context.Context) error {
+		return t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: typeOf(key)})
+	})
+	if err != nil {
 		return fmt.Errorf("output %s: write %q: %w", t.url, key, err)
 	}
 	return nil
@@ -157,7 +156,7 @@ func (t *Target) Stat(ctx context.Context, key string) (size int64, exists bool,
 	if err := t.checkKey(key); err != nil {
 		return 0, false, err
 	}
-	a, err := t.bucket.Attributes(ctx, key)
+	a, err := call(ctx, t, func(ctx context.Context) (*blob.Attributes, error) { return t.bucket.Attributes(ctx, key) })
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return 0, false, nil
 	}
@@ -173,13 +172,12 @@ func (t *Target) Read(ctx context.Context, key string) ([]byte, error) {
 	if err := t.checkKey(key); err != nil {
 		return nil, err
 	}
-	var data []byte
-	var err error
-	if t.s3 != nil {
-		data, err = t.readS3(ctx, key)
-	} else {
-		data, err = t.bucket.ReadAll(ctx, key)
-	}
+	data, err := call(ctx, t, func(ctx context.Context) ([]byte, error) {
+		if t.s3 != nil {
+			return t.readS3(ctx, key)
+		}
+		return t.bucket.ReadAll(ctx, key)
+	})
 	if gcerrors.Code(err) == gcerrors.NotFound || isNoSuchKey(err) {
 		return nil, fmt.Errorf("output %s: read %q: %w", t.url, key, fs.ErrNotExist)
 	}
@@ -223,7 +221,7 @@ func (t *Target) eachKey(ctx context.Context, prefix string, fn func(key string)
 	}
 	it := t.bucket.List(&blob.ListOptions{Prefix: prefix})
 	for {
-		obj, err := it.Next(ctx)
+		obj, err := call(ctx, t, it.Next)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -281,8 +279,11 @@ func (t *Target) AbortUploads(ctx context.Context, prefix string, own func(rel s
 		if !own(strings.TrimPrefix(u.key, t.prefix)) {
 			continue
 		}
-		_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-			Bucket: aws.String(t.name), Key: aws.String(u.key), UploadId: aws.String(u.id),
+		err := callErr(ctx, t, func(ctx context.Context) error {
+			_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: aws.String(t.name), Key: aws.String(u.key), UploadId: aws.String(u.id),
+			})
+			return err
 		})
 		if isNoSuchUpload(err) {
 			continue
@@ -308,7 +309,7 @@ func (t *Target) DeletePrefix(ctx context.Context, prefix string) (int, error) {
 	}
 	n := 0
 	for _, k := range keys {
-		err := t.bucket.Delete(ctx, k)
+		err := t.delete(ctx, k)
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			continue
 		}
@@ -337,16 +338,37 @@ func (t *Target) removeKey(ctx context.Context, key string) error {
 			}
 		}
 	}
-	err := t.bucket.Delete(ctx, key)
+	err := t.delete(ctx, key)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("output %s: remove %q: %w", t.url, key, err)
 	}
 	return nil
 }
 
+// delete deletes the object at key, one request under the call timeout.
+func (t *Target) delete(ctx context.Context, key string) error {
+	return callErr(ctx, t, func(ctx context.Context) error { return t.bucket.Delete(ctx, key) })
+}
+
+// completeUpload completes upload id of key with parts, create-only
+// (If-None-Match: *), one request under the call timeout.
+func (t *Target) completeUpload(ctx context.Context, key, id string, parts []types.Part) error {
+	return callErr(ctx, t, func(ctx context.Context) error {
+		_, err := t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+			Bucket:          aws.String(t.name),
+			Key:             aws.String(key),
+			UploadId:        aws.String(id),
+			IfNoneMatch:     aws.String("*"),
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts)},
+		})
+		return err
+	})
+}
+
 // readS3 reads an object with the S3 client under gocloud, so that
 // reading back a multipart object does not make the SDK log to stderr
-// that it skipped validating its composite checksum.
+// that it skipped validating its composite checksum. ctx must cover the
+// reading of the body.
 func (t *Target) readS3(ctx context.Context, key string) ([]byte, error) {
 	out, err := t.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(t.name), Key: aws.String(key)},
 		func(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true })

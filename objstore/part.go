@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -63,9 +64,11 @@ type Part struct {
 	buf      []byte // the chunk being filled; nil until the first Write
 	next     int32  // the next part number
 
-	// other stores
+	// other stores: the writer, its context and what cancels it (see
+	// watch)
 	w      *blob.Writer
-	cancel context.CancelFunc
+	wctx   context.Context
+	cancel context.CancelCauseFunc
 }
 
 var _ PartWriter = (*Part)(nil)
@@ -92,7 +95,7 @@ func (t *Target) CreatePart(ctx context.Context, key string) (*Part, error) {
 		p.uploadID = id
 		return p, nil
 	}
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, cancel := context.WithCancelCause(ctx)
 	w, err := t.bucket.NewWriter(wctx, key, &blob.WriterOptions{
 		IfNotExist:     true,
 		ContentType:    contentType,
@@ -100,10 +103,10 @@ func (t *Target) CreatePart(ctx context.Context, key string) (*Part, error) {
 		MaxConcurrency: 1,
 	})
 	if err != nil {
-		cancel()
+		cancel(nil)
 		return nil, fmt.Errorf("output %s: create part %q: %w", t.url, key, err)
 	}
-	p.w, p.cancel = w, cancel
+	p.w, p.wctx, p.cancel = w, wctx, cancel
 	return p, nil
 }
 
@@ -128,7 +131,10 @@ func (p *Part) Write(b []byte) (int, error) {
 		return 0, fmt.Errorf("output %s: write to part %q after Finish or Abort", p.t.url, p.key)
 	}
 	if p.w != nil {
+		stop := p.watch()
 		n, err := p.w.Write(b)
+		stop()
+		err = timedOut(p.wctx, err)
 		p.size += int64(n)
 		if err != nil {
 			p.err = fmt.Errorf("output %s: write part %q: %w", p.t.url, p.key, err)
@@ -180,8 +186,10 @@ func (p *Part) Finish() error {
 		return fmt.Errorf("output %s: finish part %q after Finish or Abort", p.t.url, p.key)
 	}
 	if p.w != nil {
-		err := p.w.Close()
-		p.cancel()
+		stop := p.watch()
+		err := timedOut(p.wctx, p.w.Close())
+		stop()
+		p.cancel(nil)
 		if err != nil {
 			p.err = fmt.Errorf("output %s: finish part %q: %w", p.t.url, p.key, wrapExists(err))
 			p.state = partAborted // the object was not created
@@ -217,11 +225,11 @@ func (p *Part) Abort() error {
 	defer cancel()
 	if p.w != nil {
 		if prev == partOpen {
-			p.cancel() // gocloud abandons a write whose context is cancelled
+			p.cancel(nil) // gocloud abandons a write whose context is cancelled
 			_ = p.w.Close()
 			return nil
 		}
-		if err := p.t.bucket.Delete(ctx, p.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		if err := p.t.delete(ctx, p.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return fmt.Errorf("output %s: abort part %q: %w", p.t.url, p.key, err)
 		}
 		return nil
@@ -230,6 +238,17 @@ func (p *Part) Abort() error {
 		return fmt.Errorf("output %s: abort part %q: %w", p.t.url, p.key, err)
 	}
 	return nil
+}
+
+// watch bounds one call of a blob writer (Write, which may upload a
+// block, or Close) by the call timeout, as call bounds a request: when
+// the call has not returned by then, the writer's context is cancelled,
+// its cause the timeout, which ends the writing for good. stop ends the
+// watch.
+func (p *Part) watch() (stop func()) {
+	te := &timeoutError{store: p.t.storeName(), limit: p.t.callTimeout}
+	timer := time.AfterFunc(p.t.callTimeout, func() { p.cancel(te) })
+	return func() { timer.Stop() }
 }
 
 // wrapExists makes a refused create-only write wrap ErrExists.

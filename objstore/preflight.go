@@ -9,9 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -88,7 +85,8 @@ func isProbe(rel string) bool {
 // is left behind, even when a step fails.
 //
 // When the store does not answer within two minutes (or the context's
-// deadline, if sooner, ends it) that is ErrUnreachable too.
+// deadline, if sooner, ends it), or a request of it does not end within
+// the call timeout (Options.CallTimeout), that is ErrUnreachable too.
 // A failure is an *UnusableError (wrapping ErrUnusable and its kind:
 // ErrNoBucket, ErrCredentials, ErrDenied, ErrUnreachable,
 // ErrNotCreateOnly, ErrOther) whose message names the output; a
@@ -99,7 +97,10 @@ func (t *Target) Preflight(ctx context.Context) (err error) {
 	// Listing under the prefix, rather than the bucket's root as
 	// blob.Bucket.IsAccessible does, also works for credentials allowed
 	// only under the prefix.
-	_, _, err = t.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: t.prefix})
+	err = callErr(ctx, t, func(ctx context.Context) error {
+		_, _, err := t.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: t.prefix})
+		return err
+	})
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return &UnusableError{URL: t.url, Kind: ErrNoBucket, Reason: fmt.Sprintf("bucket %q does not exist", t.name)}
@@ -164,13 +165,7 @@ func (t *Target) probeMultipart(ctx context.Context, probe string) error {
 	if err != nil {
 		return t.unusable(ctx, "list the parts of an upload", err)
 	}
-	_, err = t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
-		Bucket:          aws.String(t.name),
-		Key:             aws.String(probe),
-		UploadId:        aws.String(id),
-		IfNoneMatch:     aws.String("*"),
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts)},
-	})
+	err = t.completeUpload(ctx, probe, id, parts)
 	switch {
 	case err == nil:
 		return &UnusableError{URL: t.url, Kind: ErrNotCreateOnly,
@@ -189,7 +184,7 @@ func (t *Target) probeMultipart(ctx context.Context, probe string) error {
 func (t *Target) removeProbe(ctx context.Context, probe string) error {
 	cctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	err := t.bucket.Delete(cctx, probe)
+	err := t.delete(cctx, probe)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return err
 	}

@@ -36,10 +36,11 @@ type objectTarget struct {
 	t *objstore.Target
 }
 
-// openObjectTarget opens the output and proves it usable (see
-// objstore.Target.Preflight) before anything is crawled.
-func openObjectTarget(ctx context.Context, output string) (*objectTarget, error) {
-	t, err := objstore.Open(ctx, output)
+// openObjectTarget opens the output, each request bounded by
+// storeTimeout, and proves it usable (see objstore.Target.Preflight)
+// before anything is crawled.
+func openObjectTarget(ctx context.Context, output string, storeTimeout time.Duration) (*objectTarget, error) {
+	t, err := objstore.OpenWith(ctx, output, objstore.Options{CallTimeout: storeTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +135,12 @@ func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 	}
 	parts := o.t.Parts(ctx, runPrefix)
 	manifest, err := x.write(ctx, objectParts{parts}, o.where(runPrefix), math.MaxInt64, maxSeq, r)
+	if errors.Is(err, objstore.ErrTimeout) {
+		// The store does not answer: undoing would wait for it again.
+		// The state keeps the intent, so the next run's reconcile rolls
+		// the publish back, as after a crash.
+		return fmt.Errorf("write export (the next run removes what it left): %w", err)
+	}
 	if err != nil {
 		// Undo even when the run was interrupted: nothing of it may stay.
 		return errors.Join(fmt.Errorf("write export: %w", err), o.rollBack(context.WithoutCancel(ctx), x, pub))

@@ -41,6 +41,14 @@ type Options struct {
 	// means DefaultExportTimeout; without a Deadline the export has no
 	// time limit of its own.
 	ExportTimeout time.Duration
+	// StoreTimeout bounds each request to an output in object storage,
+	// from its start to the end of its answer (objstore.Options
+	// .CallTimeout): a store that accepts connections and stops answering
+	// fails the run's export (stop error, export.failed, the detail
+	// naming the endpoint) instead of hanging it, also after the publish
+	// was recorded, when a signal no longer stops it; the next run
+	// reconciles. 0 means objstore.DefaultCallTimeout.
+	StoreTimeout time.Duration
 	// LockTimeout is how long to wait for another process to release the
 	// storage path; 0 means 100ms.
 	LockTimeout time.Duration

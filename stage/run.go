@@ -65,7 +65,7 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	// The export root first: a bad one fails the run before the state is
 	// touched (a state started here while the output could not be listed
 	// would not know the runs it holds) and before any request is sent.
-	target, err := openTarget(crawlCtx, cfg)
+	target, err := openTarget(crawlCtx, cfg, opts.StoreTimeout)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, err, log)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -45,10 +46,14 @@ export failed with an error (export.failed in the verdict; see
 --fail-when); 2 usage or config error, nothing ran; N with
 --exit-unproductive N when every run succeeded and none stored anything new.`
 
+// storeTimeoutUsage explains --store-timeout, of run and commit.
+const storeTimeoutUsage = "each request to an object-storage output must end within this time, or the export fails naming the endpoint (the next run reconciles)"
+
 type runFlags struct {
 	maxRequests      int
 	deadline         string
 	exportTimeout    time.Duration
+	storeTimeout     time.Duration
 	failWhen         string
 	json             bool
 	verdictFile      string
@@ -70,6 +75,7 @@ func runCmd(args []string, env Env) int {
 	fs.IntVarP(&f.maxRequests, "max-requests", "n", 0, "request budget per config, overriding [policy].max_requests (0: the config's)")
 	fs.StringVar(&f.deadline, "deadline", "", "stop the crawl of all configs at this time: a duration (45m) or an RFC 3339 time; configs not started by then fail with \"Not started\"; the export of what a crawl stored follows (see --export-timeout)")
 	fs.DurationVar(&f.exportTimeout, "export-timeout", stage.DefaultExportTimeout, "with --deadline, the time the export of what a config's crawl stored may take after the deadline (or after the crawl, if it ended later); an export not recorded by then is abandoned, its items stay pending")
+	fs.DurationVar(&f.storeTimeout, "store-timeout", objstore.DefaultCallTimeout, storeTimeoutUsage)
 	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
 	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
 	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
@@ -128,6 +134,9 @@ func runCmd(args []string, env Env) int {
 	if f.exportTimeout <= 0 {
 		return usageError(env, "run", "--export-timeout must be positive")
 	}
+	if f.storeTimeout <= 0 {
+		return usageError(env, "run", "--store-timeout must be positive")
+	}
 	cfgs, ok := loadConfigs(fs.Args(), env, true)
 	if !ok {
 		return ExitUsage
@@ -155,7 +164,8 @@ func runCmd(args []string, env Env) int {
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
 		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState,
-			PartitionDate: partitionDate, Shard: shard, Deadline: deadline, ExportTimeout: f.exportTimeout}
+			PartitionDate: partitionDate, Shard: shard, Deadline: deadline, ExportTimeout: f.exportTimeout,
+			StoreTimeout: f.storeTimeout}
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}

@@ -1,0 +1,149 @@
+package objstore_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/databrew/databrew-stage/internal/azuritetest"
+	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/stallproxy"
+	"github.com/databrew/databrew-stage/objstore"
+)
+
+// callTimeout is the tests' time limit of a request.
+const callTimeout = 200 * time.Millisecond
+
+// openVia starts a versitygw behind a stall proxy and opens the output
+// prefix through the proxy, each request bounded by timeout.
+func openVia(t *testing.T, prefix string, timeout time.Duration) (*objstore.Target, *stallproxy.Proxy) {
+	t.Helper()
+	srv := s3test.Start(t)
+	srv.SetEnv(t)
+	p := stallproxy.Start(t, strings.TrimPrefix(srv.Endpoint(), "http://"))
+	tg, err := objstore.OpenWith(context.Background(), p.Via(srv.URL(prefix)), objstore.Options{CallTimeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Close() })
+	return tg, p
+}
+
+// expectTimeout checks err is a request's timeout naming the endpoint.
+func expectTimeout(t *testing.T, what string, err error, p *stallproxy.Proxy) {
+	t.Helper()
+	want := "the endpoint " + p.Endpoint() + " did not answer within " + callTimeout.String()
+	if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("%s: %v; want ErrTimeout saying %q", what, err, want)
+	}
+}
+
+// TestAStoreThatStopsAnsweringTimesOut: every kind of request ends, with
+// an error naming the endpoint, when the endpoint accepts connections
+// and never answers; and when it answers a response's head and never
+// its body; a cancelled context ends a request at once, as itself.
+func TestAStoreThatStopsAnsweringTimesOut(t *testing.T) {
+	tg, p := openVia(t, "exports", callTimeout)
+	ctx := context.Background()
+	key := tg.Key("dt=2024-05-01/run=R/_manifest.json")
+	if err := tg.Put(ctx, key, []byte(`{"rows": 1}`)); err != nil {
+		t.Fatal(err)
+	}
+	part := writePart(t, tg, tg.Key("dt=2024-05-01/run=R/part-00000.parquet"), payload(1000))
+
+	p.Freeze()
+	_, err := tg.Read(ctx, key)
+	expectTimeout(t, "Read", err, p)
+	_, _, err = tg.Stat(ctx, key)
+	expectTimeout(t, "Stat", err, p)
+	_, err = tg.ListKeys(ctx, tg.Key(""))
+	expectTimeout(t, "ListKeys", err, p)
+	_, err = tg.ListUploads(ctx, tg.Key(""))
+	expectTimeout(t, "ListUploads", err, p)
+	_, err = tg.PutIfAbsent(ctx, tg.Key("x.json"), []byte("{}"))
+	expectTimeout(t, "PutIfAbsent", err, p)
+	_, err = tg.CreatePart(ctx, tg.Key("dt=2024-05-01/run=R/part-00001.parquet"))
+	expectTimeout(t, "CreatePart", err, p)
+	err = tg.CompletePart(ctx, part.Key(), part.UploadID(), 1000)
+	expectTimeout(t, "CompletePart", err, p)
+	_, err = tg.AbortUploads(ctx, tg.Key(""), anyKey)
+	expectTimeout(t, "AbortUploads", err, p)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := tg.Read(cancelled, key); !errors.Is(err, context.Canceled) || errors.Is(err, objstore.ErrTimeout) {
+		t.Fatalf("Read with a cancelled context: %v; want context.Canceled", err)
+	}
+
+	p.Thaw()
+	if got, err := tg.Read(ctx, key); err != nil || string(got) != `{"rows": 1}` {
+		t.Fatalf("thawed: %q, %v", got, err)
+	}
+	p.StallBodies()
+	_, err = tg.Read(ctx, key)
+	expectTimeout(t, "Read of a body that never comes", err, p)
+	p.Thaw()
+	p.StallBodies()
+	_, err = tg.ListKeys(ctx, tg.Key(""))
+	expectTimeout(t, "ListKeys of a body that never comes", err, p)
+}
+
+// TestPreflightWhenTheStoreStopsAnswering: a store that accepts
+// connections and never answers is unreachable, named, within the call
+// timeout.
+func TestPreflightWhenTheStoreStopsAnswering(t *testing.T) {
+	tg, p := openVia(t, "exports", callTimeout)
+	p.Freeze()
+	err := tg.Preflight(context.Background())
+	if !errors.Is(err, objstore.ErrUnreachable) {
+		t.Fatalf("Preflight = %v; want ErrUnreachable", err)
+	}
+	expectTimeout(t, "Preflight", err, p)
+}
+
+// TestAnAzureStoreThatStopsAnsweringTimesOut: on Azure Blob, where a
+// part is a blob writer that uploads a block as its buffer fills, a
+// write whose block never gets an answer ends too, naming the endpoint,
+// and so do the single requests.
+func TestAnAzureStoreThatStopsAnsweringTimesOut(t *testing.T) {
+	srv := azuritetest.Start(t)
+	srv.SetEnv(t)
+	p := stallproxy.Start(t, strings.TrimPrefix(srv.Endpoint(), "http://"))
+	u, err := url.Parse(srv.URL("exports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("domain", p.Addr())
+	u.RawQuery = q.Encode()
+	tg, err := objstore.OpenWith(context.Background(), u.String(), objstore.Options{CallTimeout: callTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	ctx := context.Background()
+	key := tg.Key("dt=2024-05-01/run=R/part-00000.parquet")
+	part, err := tg.CreatePart(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Freeze()
+	want := "the endpoint " + p.Addr() + " did not answer within " + callTimeout.String()
+	err = nil
+	for data := payload(objstore.ChunkSize + 1); err == nil && len(data) > 0; data = data[min(len(data), 1<<20):] {
+		_, err = part.Write(data[:min(len(data), 1<<20)])
+	}
+	if err == nil {
+		err = part.Finish()
+	}
+	if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("writing a part: %v; want ErrTimeout saying %q", err, want)
+	}
+	_ = part.Abort()
+	_, err = tg.Read(ctx, tg.Key("x.json"))
+	if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Read: %v; want ErrTimeout saying %q", err, want)
+	}
+}
