@@ -26,6 +26,11 @@ import (
 // holds the key (left as it was), and with one wrapping fs.ErrNotExist
 // when there is neither an upload nor an object. Elsewhere, where Finish
 // already created the object, it only checks the object's size.
+//
+// Once the part is complete, every other upload of key is aborted (on a
+// best-effort basis): none can ever complete, since the key is taken and
+// completions are create-only. A client's retry of a start whose answer
+// was lost leaves such an upload.
 func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size int64) error {
 	if err := t.checkKey(key); err != nil {
 		return err
@@ -33,6 +38,15 @@ func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size in
 	if t.s3 == nil {
 		return t.checkCompleted(ctx, key, size, false)
 	}
+	if err := t.completePart(ctx, key, uploadID, size); err != nil {
+		return err
+	}
+	t.abortStrays(ctx, key)
+	return nil
+}
+
+// completePart is CompletePart on S3, but for the strays.
+func (t *Target) completePart(ctx context.Context, key, uploadID string, size int64) error {
 	ups := []upload{{key: key, id: uploadID}}
 	if uploadID == "" {
 		var err error

@@ -1,6 +1,7 @@
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -115,7 +116,12 @@ func (t *Target) Preflight(ctx context.Context) (err error) {
 		return t.unusable(ctx, "write a probe object", err)
 	}
 	if !created {
-		return &UnusableError{URL: t.url, Kind: ErrOther, Reason: fmt.Sprintf("the probe object %q already exists", probe)}
+		// The probe's name is new: the object is this very write, whose
+		// answer was lost and whose retry was refused, unless it holds
+		// something else.
+		if got, rerr := t.Read(ctx, probe); rerr != nil || !bytes.Equal(got, data) {
+			return &UnusableError{URL: t.url, Kind: ErrOther, Reason: fmt.Sprintf("the probe object %q already exists", probe), Err: rerr}
+		}
 	}
 	defer func() {
 		if derr := t.removeProbe(ctx, probe); derr != nil && err == nil {

@@ -157,6 +157,22 @@ func (t *Target) uploadsOf(ctx context.Context, key string) ([]upload, error) {
 	return ups, nil
 }
 
+// abortStrays aborts every upload of key once its part is complete:
+// none of them can ever complete. What it cannot abort (the store failed
+// or is slow) stays for the next reconcile: the part is complete either
+// way.
+func (t *Target) abortStrays(ctx context.Context, key string) {
+	ups, err := t.uploadsOf(ctx, key)
+	if err != nil {
+		return
+	}
+	for _, u := range ups {
+		if err := t.abortUpload(ctx, key, u.id); err != nil {
+			return
+		}
+	}
+}
+
 // isPreconditionFailed reports a refused conditional request (412).
 func isPreconditionFailed(err error) bool {
 	var ae smithy.APIError

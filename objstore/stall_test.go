@@ -103,6 +103,25 @@ func TestPreflightWhenTheStoreStopsAnswering(t *testing.T) {
 	expectTimeout(t, "Preflight", err, p)
 }
 
+// retryTimeout is a time limit of a request that leaves its client the
+// time to retry once (the AWS SDK waits up to 2s before its first retry).
+const retryTimeout = 30 * time.Second
+
+// TestPreflightSurvivesALostAnswer: the answer to the probe's create-only
+// write is lost on the way (the store wrote it): the client's retry
+// finds the probe there, which is the probe's own, not another object;
+// and it is deleted as every probe is.
+func TestPreflightSurvivesALostAnswer(t *testing.T) {
+	tg, p := openVia(t, "exports", retryTimeout)
+	p.LoseAnswerOn(`^PUT /lake/exports/\.databrew-probe-`)
+	if err := tg.Preflight(context.Background()); err != nil {
+		t.Fatalf("Preflight = %v", err)
+	}
+	if ks := keys(t, tg, tg.Key("")); len(ks) != 0 {
+		t.Errorf("Preflight left objects: %q", ks)
+	}
+}
+
 // TestAnAzureStoreThatStopsAnsweringTimesOut: on Azure Blob, where a
 // part is a blob writer that uploads a block as its buffer fills, a
 // write whose block never gets an answer ends too, naming the endpoint,
