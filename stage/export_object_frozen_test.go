@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/s3test"
 	"github.com/databrew/databrew-stage/internal/stallproxy"
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -142,4 +144,39 @@ func TestObjectStore_ASignalDuringAFrozenPublishEndsTheRun(t *testing.T) {
 		f.run(cfg, Options{StoreTimeout: storeTimeout})
 		expectEachItemOnceInLake(t, f, l.lake)
 	})
+}
+
+// TestObjectStore_ACommitWhoseStoreStopsAnsweringEnds: the commit of a
+// logical run of shards decides, and the store stops answering as it
+// completes the parts: the commit returns, its error naming the
+// endpoint, having waited for one request (looking again at a part, as
+// for a store that lists a completing upload half, would wait for each
+// look); once the store answers again, a commit run again finishes the
+// run, and every item reaches the lake exactly once.
+func TestObjectStore_ACommitWhoseStoreStopsAnsweringEnds(t *testing.T) {
+	l := newFrozenLake(t)
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := l.configIn(f, "")
+	cfg.Output = l.proxy.Via(l.url())
+	runShard(t, cfg, "r1", 0, 2)
+	runShard(t, cfg, "r1", 1, 2)
+	freeze := func(s PublishStep) error {
+		if s == StepDecided {
+			l.proxy.Freeze()
+		}
+		return nil
+	}
+	_, err := Commit(context.Background(), cfg, "r1", 2, CommitOptions{StoreTimeout: storeTimeout, AfterCommitStep: freeze})
+	want := "the endpoint " + l.proxy.Endpoint() + " did not answer within " + storeTimeout.String()
+	if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("commit: %v; want an error saying %q", err, want)
+	}
+	if n := l.proxy.Stalled(); n != 1 {
+		t.Errorf("the commit waited for %d requests the store did not answer, want 1", n)
+	}
+	l.proxy.Thaw()
+	if rep, err := Commit(context.Background(), cfg, "r1", 2, CommitOptions{StoreTimeout: storeTimeout}); err != nil || !rep.Export.Published {
+		t.Fatalf("commit again: %v, export %+v", err, rep.Export)
+	}
+	expectEachItemOnceInLake(t, f, l.lake)
 }
