@@ -128,3 +128,21 @@ func TestDeadline_ASignalStillStopsTheExport(t *testing.T) {
 	}
 	expectPublishedOnce(t, cfg, 0)
 }
+
+// TestDeadline_TheExportIntoObjectStorageFollows: into S3 too, where
+// every request of the export took the deadline's ended context, the
+// export of what the crawl stored follows its deadline.
+func TestDeadline_TheExportIntoObjectStorageFollows(t *testing.T) {
+	l := newLake(t)
+	f, cfg := outlastingCrawl(t)
+	cfg.Output = l.url()
+	rep := f.run(cfg, Options{Deadline: deadlineSoon()})
+	expectStoppedByTheDeadline(t, rep)
+	if rep.Detail != "Deadline reached" || !rep.Export.Published || rep.Export.Rows != outlastedRows {
+		t.Fatalf("detail %q, export %+v: want %d rows published", rep.Detail, rep.Export, outlastedRows)
+	}
+	keys := publishedKeys(t, l.download(t))
+	if len(keys) != outlastedRows {
+		t.Fatalf("%d items in the lake, want %d", len(keys), outlastedRows)
+	}
+}
