@@ -213,7 +213,10 @@ func (p *Part) Finish() error {
 // multipart upload; elsewhere it abandons the writing, or deletes the
 // object Finish created. It runs even after the Part's context was
 // cancelled (for at most half a minute), may be called more than once,
-// and an upload or object already gone is no error.
+// and an upload or object already gone is no error. When the store did
+// not answer its last request (Target.Unanswered), it leaves the store
+// alone: the error wraps ErrTimeout, and the next reconcile undoes the
+// part.
 func (p *Part) Abort() error {
 	if p.state == partAborted {
 		return nil
@@ -223,12 +226,15 @@ func (p *Part) Abort() error {
 	p.buf = nil
 	ctx, cancel := cleanupContext(p.ctx)
 	defer cancel()
+	if p.w != nil && prev == partOpen {
+		p.cancel(nil) // gocloud abandons a write whose context is cancelled
+		_ = p.w.Close()
+		return nil
+	}
+	if p.t.Unanswered() {
+		return p.t.errLeft("abort part", p.key)
+	}
 	if p.w != nil {
-		if prev == partOpen {
-			p.cancel(nil) // gocloud abandons a write whose context is cancelled
-			_ = p.w.Close()
-			return nil
-		}
 		if err := p.t.delete(ctx, p.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return fmt.Errorf("output %s: abort part %q: %w", p.t.url, p.key, err)
 		}
@@ -297,7 +303,7 @@ func (ps *Parts) Create(name string) (PartWriter, error) {
 // any, every multipart upload of its key, and deletes its object. A part
 // that is not there is no error. It runs even after the context was
 // cancelled (for at most half a minute), so an interrupted run still
-// cleans up.
+// cleans up; but not while the store does not answer (see Part.Abort).
 func (ps *Parts) Remove(name string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("output %s: %w", ps.t.url, err)
@@ -309,6 +315,9 @@ func (ps *Parts) Remove(name string) error {
 	var errs []error
 	if p != nil {
 		errs = append(errs, p.Abort())
+	}
+	if ps.t.Unanswered() {
+		return ps.t.errLeft("remove part", ps.prefix+name)
 	}
 	ctx, cancel := cleanupContext(ps.ctx)
 	defer cancel()

@@ -15,7 +15,7 @@ import (
 )
 
 // callTimeout is the tests' time limit of a request.
-const callTimeout = 200 * time.Millisecond
+const callTimeout = 500 * time.Millisecond
 
 // openVia starts a versitygw behind a stall proxy and opens the output
 // prefix through the proxy, each request bounded by timeout.
@@ -88,6 +88,48 @@ func TestAStoreThatStopsAnsweringTimesOut(t *testing.T) {
 	p.StallBodies()
 	_, err = tg.ListKeys(ctx, tg.Key(""))
 	expectTimeout(t, "ListKeys of a body that never comes", err, p)
+}
+
+// TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile: a part whose
+// chunk the store never answers is not undone by waiting for the store
+// again, once per undoing request: Remove says the part is left, and the
+// next reconcile finds its upload. A store that answers again is
+// undone as ever.
+func TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile(t *testing.T) {
+	tg, p := openVia(t, "exports", callTimeout)
+	ctx := context.Background()
+	ps := tg.Parts(ctx, tg.Key("dt=2024-05-01/run=R/"))
+	w, err := ps.Create("part-00000.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Freeze()
+	_, err = w.Write(payload(objstore.ChunkSize + 1)) // a full chunk goes up
+	expectTimeout(t, "Write", err, p)
+	err = ps.Remove("part-00000.parquet")
+	if !errors.Is(err, objstore.ErrTimeout) {
+		t.Fatalf("Remove = %v; want ErrTimeout: the part is left", err)
+	}
+	if n := p.Stalled(); n != 1 {
+		t.Errorf("the part waited for %d requests the store did not answer, want 1 (the chunk's)", n)
+	}
+	p.Thaw()
+	if us := uploads(t, tg, tg.Key("")); len(us) != 1 {
+		t.Fatalf("uploads %q; want the part's, left for the reconcile", us)
+	}
+	w, err = ps.Create("part-00001.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("rows")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.Remove("part-00001.parquet"); err != nil {
+		t.Fatalf("Remove with the store answering: %v", err)
+	}
+	if us := uploads(t, tg, tg.Key("")); len(us) != 1 {
+		t.Fatalf("uploads %q; want the first part's only", us)
+	}
 }
 
 // TestPreflightWhenTheStoreStopsAnswering: a store that accepts

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -55,6 +56,9 @@ type Target struct {
 	bucket *blob.Bucket
 	// callTimeout bounds each request to the store (Options.CallTimeout).
 	callTimeout time.Duration
+	// unanswered says the last request that ended was ended by its call
+	// timeout (see Unanswered).
+	unanswered atomic.Bool
 
 	// S3 only: the client under gocloud's bucket, for multipart uploads,
 	// and the upload settings gocloud applies to its own writes.

@@ -54,7 +54,27 @@ func call[T any](ctx context.Context, t *Target, fn func(ctx context.Context) (T
 	cctx, cancel := t.callContext(ctx)
 	defer cancel()
 	v, err := fn(cctx)
-	return v, timedOut(cctx, err)
+	err = timedOut(cctx, err)
+	switch {
+	case errors.Is(err, ErrTimeout):
+		t.unanswered.Store(true)
+	case ctx.Err() == nil:
+		t.unanswered.Store(false) // the store answered, if only an error
+	}
+	return v, err
+}
+
+// Unanswered reports whether the last request to the store that ended
+// got no answer within the call timeout (none was answered since). What
+// undoes a failed write (Part.Abort, Parts.Remove) then leaves the store
+// alone, to the next reconcile, rather than wait for it again: their
+// errors wrap ErrTimeout.
+func (t *Target) Unanswered() bool { return t.unanswered.Load() }
+
+// errLeft is the error of an undo that Unanswered skipped.
+func (t *Target) errLeft(what, key string) error {
+	return fmt.Errorf("output %s: %s %q left for the next reconcile: %s did not answer the last request: %w",
+		t.url, what, key, t.storeName(), ErrTimeout)
 }
 
 // callErr is call for a request that gives only an error.

@@ -135,7 +135,7 @@ func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 	}
 	parts := o.t.Parts(ctx, runPrefix)
 	manifest, err := x.write(ctx, objectParts{parts}, o.where(runPrefix), math.MaxInt64, maxSeq, r)
-	if errors.Is(err, objstore.ErrTimeout) {
+	if err != nil && (errors.Is(err, objstore.ErrTimeout) || o.t.Unanswered()) {
 		// The store does not answer: undoing would wait for it again.
 		// The state keeps the intent, so the next run's reconcile rolls
 		// the publish back, as after a crash.

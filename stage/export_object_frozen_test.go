@@ -30,7 +30,7 @@ func newFrozenLake(t *testing.T) *frozenLake {
 }
 
 // storeTimeout is the tests' time limit of each request to the store.
-const storeTimeout = 200 * time.Millisecond
+const storeTimeout = 500 * time.Millisecond
 
 // TestObjectStore_AStoreThatStopsAnsweringFailsThePublish: the S3
 // endpoint accepts connections and never answers from a step of the
@@ -70,7 +70,7 @@ func frozenFrom(t *testing.T, step PublishStep) {
 	}
 
 	l.proxy.Thaw()
-	next := f.run(cfg, Options{StoreTimeout: storeTimeout})
+	next := f.run(cfg, Options{})
 	if next.Export.Failed {
 		t.Fatalf("next run: export %+v", next.Export)
 	}
@@ -119,8 +119,14 @@ func TestObjectStore_ASignalDuringAFrozenPublishEndsTheRun(t *testing.T) {
 		if rep.Stop != verdict.StopInterrupted || rep.Detail != want || !rep.Export.Failed || rep.Export.Published {
 			t.Fatalf("verdict %s (%s): %q, export %+v; want interrupted: %q", rep.Outcome, rep.Stop, rep.Detail, rep.Export, want)
 		}
+		// The request the signal ended, then two: undoing the publish,
+		// which stops at the first request unanswered, and the output's
+		// _verdict.json.
+		if n := l.proxy.Stalled(); n != 3 {
+			t.Errorf("the run waited for %d requests the store did not answer, want 3", n)
+		}
 		l.proxy.Thaw()
-		f.run(cfg, Options{StoreTimeout: storeTimeout})
+		f.run(cfg, Options{})
 		expectEachItemOnceInLake(t, f, l.lake)
 	})
 	t.Run("after the publish is recorded", func(t *testing.T) {
@@ -140,8 +146,11 @@ func TestObjectStore_ASignalDuringAFrozenPublishEndsTheRun(t *testing.T) {
 		rep, err := Run(ctx, cfg, Options{StoreTimeout: storeTimeout, AfterPublishStep: signalFrozen})
 		t.Logf("%s (%v)", rep.Summary(), err)
 		expectFailedNamingTheEndpoint(t, rep, l.proxy.Endpoint())
+		if n := l.proxy.Stalled(); n != 2 {
+			t.Errorf("the run waited for %d requests the store did not answer, want 2", n)
+		}
 		l.proxy.Thaw()
-		f.run(cfg, Options{StoreTimeout: storeTimeout})
+		f.run(cfg, Options{})
 		expectEachItemOnceInLake(t, f, l.lake)
 	})
 }
@@ -175,7 +184,7 @@ func TestObjectStore_ACommitWhoseStoreStopsAnsweringEnds(t *testing.T) {
 		t.Errorf("the commit waited for %d requests the store did not answer, want 1", n)
 	}
 	l.proxy.Thaw()
-	if rep, err := Commit(context.Background(), cfg, "r1", 2, CommitOptions{StoreTimeout: storeTimeout}); err != nil || !rep.Export.Published {
+	if rep, err := Commit(context.Background(), cfg, "r1", 2, CommitOptions{}); err != nil || !rep.Export.Published {
 		t.Fatalf("commit again: %v, export %+v", err, rep.Export)
 	}
 	expectEachItemOnceInLake(t, f, l.lake)

@@ -44,7 +44,7 @@ func TestSIGTERMDuringAFrozenPublish(t *testing.T) {
 		detail        string
 	}{
 		{"before the publish is recorded", `part-00000\.parquet`, verdict.StopInterrupted, "Interrupted by SIGTERM during the export"},
-		{"after the publish is recorded", `^GET \S*part-00000\.parquet\?uploadId=`, verdict.StopError, "did not answer within 500ms"},
+		{"after the publish is recorded", `^GET \S*part-00000\.parquet\?uploadId=`, verdict.StopError, "did not answer within 1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := s3test.Start(t)
@@ -62,7 +62,7 @@ func TestSIGTERMDuringAFrozenPublish(t *testing.T) {
 			env := append(append(os.Environ(), srv.Env()...), "GORACE="+subprocessGORACE())
 
 			proxy.FreezeOn(tc.request)
-			cmd := exec.Command(bin, "run", "--json", "--store-timeout", "500ms", cfgPath)
+			cmd := exec.Command(bin, "run", "--json", "--store-timeout", "1s", cfgPath)
 			cmd.Env = env
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -106,7 +106,7 @@ func TestSIGTERMDuringAFrozenPublish(t *testing.T) {
 			}
 
 			proxy.Thaw()
-			next := exec.Command(bin, "run", "--json", "--store-timeout", "500ms", cfgPath)
+			next := exec.Command(bin, "run", "--json", cfgPath)
 			next.Env = env
 			if out, err := next.Output(); err != nil {
 				t.Fatalf("next run: %v\n%s", err, out)
