@@ -14,28 +14,40 @@ import (
 	"github.com/databrew/databrew-stage/objstore"
 )
 
-// callTimeout is the tests' time limit of a request.
-const callTimeout = 500 * time.Millisecond
+// The tests' time limits of a request: short for a target whose every
+// request hangs; longer for one whose requests must also pass on a
+// loaded machine before the store stops answering; longest where the
+// S3 client must have the time to retry (it waits up to 2s first).
+const (
+	hangTimeout  = 500 * time.Millisecond
+	passTimeout  = 2 * time.Second
+	retryTimeout = 30 * time.Second
+)
 
 // openVia starts a versitygw behind a stall proxy and opens the output
-// prefix through the proxy, each request bounded by timeout.
-func openVia(t *testing.T, prefix string, timeout time.Duration) (*objstore.Target, *stallproxy.Proxy) {
+// prefix through the proxy twice: each request of one bounded by
+// hangTimeout, for the requests that hang, each of the other by pass.
+func openVia(t *testing.T, prefix string, pass time.Duration) (hang, passing *objstore.Target, p *stallproxy.Proxy) {
 	t.Helper()
 	srv := s3test.Start(t)
 	srv.SetEnv(t)
-	p := stallproxy.Start(t, strings.TrimPrefix(srv.Endpoint(), "http://"))
-	tg, err := objstore.OpenWith(context.Background(), p.Via(srv.URL(prefix)), objstore.Options{CallTimeout: timeout})
-	if err != nil {
-		t.Fatal(err)
+	p = stallproxy.Start(t, strings.TrimPrefix(srv.Endpoint(), "http://"))
+	open := func(timeout time.Duration) *objstore.Target {
+		tg, err := objstore.OpenWith(context.Background(), p.Via(srv.URL(prefix)), objstore.Options{CallTimeout: timeout})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tg.Close() })
+		return tg
 	}
-	t.Cleanup(func() { _ = tg.Close() })
-	return tg, p
+	return open(hangTimeout), open(pass), p
 }
 
-// expectTimeout checks err is a request's timeout naming the endpoint.
-func expectTimeout(t *testing.T, what string, err error, p *stallproxy.Proxy) {
+// expectTimeout checks err is the timeout of a request of limit, naming
+// the endpoint.
+func expectTimeout(t *testing.T, what string, err error, p *stallproxy.Proxy, limit time.Duration) {
 	t.Helper()
-	want := "the endpoint " + p.Endpoint() + " did not answer within " + callTimeout.String()
+	want := "the endpoint " + p.Endpoint() + " did not answer within " + limit.String()
 	if !errors.Is(err, objstore.ErrTimeout) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("%s: %v; want ErrTimeout saying %q", what, err, want)
 	}
@@ -46,31 +58,31 @@ func expectTimeout(t *testing.T, what string, err error, p *stallproxy.Proxy) {
 // and never answers; and when it answers a response's head and never
 // its body; a cancelled context ends a request at once, as itself.
 func TestAStoreThatStopsAnsweringTimesOut(t *testing.T) {
-	tg, p := openVia(t, "exports", callTimeout)
+	tg, setup, p := openVia(t, "exports", passTimeout)
 	ctx := context.Background()
 	key := tg.Key("dt=2024-05-01/run=R/_manifest.json")
-	if err := tg.Put(ctx, key, []byte(`{"rows": 1}`)); err != nil {
+	if err := setup.Put(ctx, key, []byte(`{"rows": 1}`)); err != nil {
 		t.Fatal(err)
 	}
-	part := writePart(t, tg, tg.Key("dt=2024-05-01/run=R/part-00000.parquet"), payload(1000))
+	part := writePart(t, setup, tg.Key("dt=2024-05-01/run=R/part-00000.parquet"), payload(1000))
 
 	p.Freeze()
 	_, err := tg.Read(ctx, key)
-	expectTimeout(t, "Read", err, p)
+	expectTimeout(t, "Read", err, p, hangTimeout)
 	_, _, err = tg.Stat(ctx, key)
-	expectTimeout(t, "Stat", err, p)
+	expectTimeout(t, "Stat", err, p, hangTimeout)
 	_, err = tg.ListKeys(ctx, tg.Key(""))
-	expectTimeout(t, "ListKeys", err, p)
+	expectTimeout(t, "ListKeys", err, p, hangTimeout)
 	_, err = tg.ListUploads(ctx, tg.Key(""))
-	expectTimeout(t, "ListUploads", err, p)
+	expectTimeout(t, "ListUploads", err, p, hangTimeout)
 	_, err = tg.PutIfAbsent(ctx, tg.Key("x.json"), []byte("{}"))
-	expectTimeout(t, "PutIfAbsent", err, p)
+	expectTimeout(t, "PutIfAbsent", err, p, hangTimeout)
 	_, err = tg.CreatePart(ctx, tg.Key("dt=2024-05-01/run=R/part-00001.parquet"))
-	expectTimeout(t, "CreatePart", err, p)
+	expectTimeout(t, "CreatePart", err, p, hangTimeout)
 	err = tg.CompletePart(ctx, part.Key(), part.UploadID(), 1000)
-	expectTimeout(t, "CompletePart", err, p)
+	expectTimeout(t, "CompletePart", err, p, hangTimeout)
 	_, err = tg.AbortUploads(ctx, tg.Key(""), anyKey)
-	expectTimeout(t, "AbortUploads", err, p)
+	expectTimeout(t, "AbortUploads", err, p, hangTimeout)
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
 	if _, err := tg.Read(cancelled, key); !errors.Is(err, context.Canceled) || errors.Is(err, objstore.ErrTimeout) {
@@ -78,16 +90,16 @@ func TestAStoreThatStopsAnsweringTimesOut(t *testing.T) {
 	}
 
 	p.Thaw()
-	if got, err := tg.Read(ctx, key); err != nil || string(got) != `{"rows": 1}` {
+	if got, err := setup.Read(ctx, key); err != nil || string(got) != `{"rows": 1}` {
 		t.Fatalf("thawed: %q, %v", got, err)
 	}
 	p.StallBodies()
 	_, err = tg.Read(ctx, key)
-	expectTimeout(t, "Read of a body that never comes", err, p)
+	expectTimeout(t, "Read of a body that never comes", err, p, hangTimeout)
 	p.Thaw()
 	p.StallBodies()
 	_, err = tg.ListKeys(ctx, tg.Key(""))
-	expectTimeout(t, "ListKeys of a body that never comes", err, p)
+	expectTimeout(t, "ListKeys of a body that never comes", err, p, hangTimeout)
 }
 
 // TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile: a part whose
@@ -96,7 +108,7 @@ func TestAStoreThatStopsAnsweringTimesOut(t *testing.T) {
 // next reconcile finds its upload. A store that answers again is
 // undone as ever.
 func TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile(t *testing.T) {
-	tg, p := openVia(t, "exports", callTimeout)
+	_, tg, p := openVia(t, "exports", passTimeout)
 	ctx := context.Background()
 	ps := tg.Parts(ctx, tg.Key("dt=2024-05-01/run=R/"))
 	w, err := ps.Create("part-00000.parquet")
@@ -105,7 +117,7 @@ func TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile(t *testing.T) {
 	}
 	p.Freeze()
 	_, err = w.Write(payload(objstore.ChunkSize + 1)) // a full chunk goes up
-	expectTimeout(t, "Write", err, p)
+	expectTimeout(t, "Write", err, p, passTimeout)
 	err = ps.Remove("part-00000.parquet")
 	if !errors.Is(err, objstore.ErrTimeout) {
 		t.Fatalf("Remove = %v; want ErrTimeout: the part is left", err)
@@ -136,25 +148,21 @@ func TestAPartWhoseStoreStopsAnsweringIsLeftToTheReconcile(t *testing.T) {
 // connections and never answers is unreachable, named, within the call
 // timeout.
 func TestPreflightWhenTheStoreStopsAnswering(t *testing.T) {
-	tg, p := openVia(t, "exports", callTimeout)
+	tg, _, p := openVia(t, "exports", passTimeout)
 	p.Freeze()
 	err := tg.Preflight(context.Background())
 	if !errors.Is(err, objstore.ErrUnreachable) {
 		t.Fatalf("Preflight = %v; want ErrUnreachable", err)
 	}
-	expectTimeout(t, "Preflight", err, p)
+	expectTimeout(t, "Preflight", err, p, hangTimeout)
 }
-
-// retryTimeout is a time limit of a request that leaves its client the
-// time to retry once (the AWS SDK waits up to 2s before its first retry).
-const retryTimeout = 30 * time.Second
 
 // TestPreflightSurvivesALostAnswer: the answer to the probe's create-only
 // write is lost on the way (the store wrote it): the client's retry
 // finds the probe there, which is the probe's own, not another object;
 // and it is deleted as every probe is.
 func TestPreflightSurvivesALostAnswer(t *testing.T) {
-	tg, p := openVia(t, "exports", retryTimeout)
+	_, tg, p := openVia(t, "exports", retryTimeout)
 	p.LoseAnswerOn(`^PUT /lake/exports/\.databrew-probe-`)
 	if err := tg.Preflight(context.Background()); err != nil {
 		t.Fatalf("Preflight = %v", err)
@@ -179,7 +187,7 @@ func TestAnAzureStoreThatStopsAnsweringTimesOut(t *testing.T) {
 	q := u.Query()
 	q.Set("domain", p.Addr())
 	u.RawQuery = q.Encode()
-	tg, err := objstore.OpenWith(context.Background(), u.String(), objstore.Options{CallTimeout: callTimeout})
+	tg, err := objstore.OpenWith(context.Background(), u.String(), objstore.Options{CallTimeout: passTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +199,7 @@ func TestAnAzureStoreThatStopsAnsweringTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Freeze()
-	want := "the endpoint " + p.Addr() + " did not answer within " + callTimeout.String()
+	want := "the endpoint " + p.Addr() + " did not answer within " + passTimeout.String()
 	err = nil
 	for data := payload(objstore.ChunkSize + 1); err == nil && len(data) > 0; data = data[min(len(data), 1<<20):] {
 		_, err = part.Write(data[:min(len(data), 1<<20)])

@@ -29,8 +29,11 @@ func newFrozenLake(t *testing.T) *frozenLake {
 	return &frozenLake{lake: openLake(t, srv, "exports"), proxy: stallproxy.Start(t, strings.TrimPrefix(srv.Endpoint(), "http://"))}
 }
 
-// storeTimeout is the tests' time limit of each request to the store.
-const storeTimeout = 500 * time.Millisecond
+// storeTimeout is the tests' time limit of each request to the store:
+// short, for a run waits for it each time the store does not answer, and
+// long enough for the requests before the store stops answering to pass
+// on a loaded machine.
+const storeTimeout = 2 * time.Second
 
 // TestObjectStore_AStoreThatStopsAnsweringFailsThePublish: the S3
 // endpoint accepts connections and never answers from a step of the
@@ -82,7 +85,7 @@ func frozenFrom(t *testing.T, step PublishStep) {
 func expectFailedNamingTheEndpoint(t *testing.T, rep verdict.RunReport, endpoint string) {
 	t.Helper()
 	if rep.Stop != verdict.StopError || !rep.Export.Failed || rep.Export.Published {
-		t.Fatalf("verdict %s (%s), export %+v; want stop error, export failed", rep.Outcome, rep.Stop, rep.Export)
+		t.Fatalf("verdict %s (%s): %q, export %+v; want stop error, export failed", rep.Outcome, rep.Stop, rep.Detail, rep.Export)
 	}
 	want := "the endpoint " + endpoint + " did not answer within " + storeTimeout.String()
 	if !strings.Contains(rep.Detail, want) || !strings.Contains(rep.Export.Reason, want) {

@@ -44,7 +44,7 @@ func TestSIGTERMDuringAFrozenPublish(t *testing.T) {
 		detail        string
 	}{
 		{"before the publish is recorded", `part-00000\.parquet`, verdict.StopInterrupted, "Interrupted by SIGTERM during the export"},
-		{"after the publish is recorded", `^GET \S*part-00000\.parquet\?uploadId=`, verdict.StopError, "did not answer within 1s"},
+		{"after the publish is recorded", `^GET \S*part-00000\.parquet\?uploadId=`, verdict.StopError, "did not answer within 2s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := s3test.Start(t)
@@ -62,7 +62,7 @@ func TestSIGTERMDuringAFrozenPublish(t *testing.T) {
 			env := append(append(os.Environ(), srv.Env()...), "GORACE="+subprocessGORACE())
 
 			proxy.FreezeOn(tc.request)
-			cmd := exec.Command(bin, "run", "--json", "--store-timeout", "1s", cfgPath)
+			cmd := exec.Command(bin, "run", "--json", "--store-timeout", "2s", cfgPath)
 			cmd.Env = env
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
