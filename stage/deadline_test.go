@@ -43,7 +43,7 @@ func outlastingCrawl(t *testing.T) (*fixture, config.Config) {
 
 // deadlineSoon is a deadline the crawl of outlastingCrawl meets having
 // stored its first page, on a loaded machine too.
-func deadlineSoon() time.Time { return time.Now().Add(2 * time.Second) }
+func deadlineSoon() time.Time { return time.Now().Add(3 * time.Second) }
 
 // expectStoppedByTheDeadline checks the run ended interrupted, having
 // stored the first page.

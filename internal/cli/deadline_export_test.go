@@ -84,7 +84,7 @@ func TestRun_TheDeadlineStopsTheCrawlAndTheExportFollows(t *testing.T) {
 	srv := cardSite(t, items)
 	cfg := cardConfig(t, dir, "cards", srv.URL+"/list/1")
 
-	r := runMain(t, "run", "--json", "--deadline", "2s", cfg)
+	r := runMain(t, "run", "--json", "--deadline", "3s", cfg)
 	rep := verdictLines(t, "run --json", r.stdout, 1)[0]
 	if rep.Stop != verdict.StopInterrupted || rep.Detail != "Deadline reached" || rep.Outcome != verdict.OutcomePartial {
 		t.Fatalf("verdict = %s (%s): %q", rep.Outcome, rep.Stop, rep.Detail)
