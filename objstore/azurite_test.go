@@ -84,7 +84,7 @@ func TestAzurite(t *testing.T) {
 		if us := uploads(t, tg, tg.Key("")); len(us) != 0 {
 			t.Fatalf("ListUploads = %q; want none on Azure", us)
 		}
-		if n, err := tg.AbortUploads(ctx, tg.Key("")); err != nil || n != 0 {
+		if n, err := tg.AbortUploads(ctx, tg.Key(""), anyKey); err != nil || n != 0 {
 			t.Fatalf("AbortUploads = %d, %v; want 0", n, err)
 		}
 		if err := p.Abort(); err != nil { // after Finish: deletes the object

@@ -26,6 +26,11 @@ import (
 // holds the key (left as it was), and with one wrapping fs.ErrNotExist
 // when there is neither an upload nor an object. Elsewhere, where Finish
 // already created the object, it only checks the object's size.
+//
+// Once the part is complete, every other upload of key is aborted (on a
+// best-effort basis): none can ever complete, since the key is taken and
+// completions are create-only. A client's retry of a start whose answer
+// was lost leaves such an upload.
 func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size int64) error {
 	if err := t.checkKey(key); err != nil {
 		return err
@@ -33,6 +38,15 @@ func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size in
 	if t.s3 == nil {
 		return t.checkCompleted(ctx, key, size, false)
 	}
+	if err := t.completePart(ctx, key, uploadID, size); err != nil {
+		return err
+	}
+	t.abortStrays(ctx, key)
+	return nil
+}
+
+// completePart is CompletePart on S3, but for the strays.
+func (t *Target) completePart(ctx context.Context, key, uploadID string, size int64) error {
 	ups := []upload{{key: key, id: uploadID}}
 	if uploadID == "" {
 		var err error
@@ -69,13 +83,7 @@ func (t *Target) CompletePart(ctx context.Context, key, uploadID string, size in
 		return fmt.Errorf("output %s: complete part %q: %d uploads of %d bytes each; cannot tell which is the part", t.url, key, len(match), size)
 	}
 	u := match[0]
-	_, err := t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
-		Bucket:          aws.String(t.name),
-		Key:             aws.String(key),
-		UploadId:        aws.String(u.id),
-		IfNoneMatch:     aws.String("*"),
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts[0])},
-	})
+	err := t.completeUpload(ctx, key, u.id, parts[0])
 	switch {
 	case err == nil:
 		return nil
@@ -121,7 +129,9 @@ func (t *Target) PutIfAbsent(ctx context.Context, key string, data []byte) (crea
 	if err := t.checkKey(key); err != nil {
 		return false, err
 	}
-	err = t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: typeOf(key)})
+	err = callErr(ctx, t, func(ctx context.Context) error {
+		return t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{IfNotExist: true, ContentType: typeOf(key)})
+	})
 	if err == nil {
 		return true, nil
 	}
@@ -137,7 +147,10 @@ func (t *Target) Put(ctx context.Context, key string, data []byte) error {
 	if err := t.checkKey(key); err != nil {
 		return err
 	}
-	if err := t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: typeOf(key)}); err != nil {
+	err := callErr(ctx, t, func(ctx context.Context) error {
+		return t.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: typeOf(key)})
+	})
+	if err != nil {
 		return fmt.Errorf("output %s: write %q: %w", t.url, key, err)
 	}
 	return nil
@@ -157,7 +170,7 @@ func (t *Target) Stat(ctx context.Context, key string) (size int64, exists bool,
 	if err := t.checkKey(key); err != nil {
 		return 0, false, err
 	}
-	a, err := t.bucket.Attributes(ctx, key)
+	a, err := call(ctx, t, func(ctx context.Context) (*blob.Attributes, error) { return t.bucket.Attributes(ctx, key) })
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return 0, false, nil
 	}
@@ -173,13 +186,12 @@ func (t *Target) Read(ctx context.Context, key string) ([]byte, error) {
 	if err := t.checkKey(key); err != nil {
 		return nil, err
 	}
-	var data []byte
-	var err error
-	if t.s3 != nil {
-		data, err = t.readS3(ctx, key)
-	} else {
-		data, err = t.bucket.ReadAll(ctx, key)
-	}
+	data, err := call(ctx, t, func(ctx context.Context) ([]byte, error) {
+		if t.s3 != nil {
+			return t.readS3(ctx, key)
+		}
+		return t.bucket.ReadAll(ctx, key)
+	})
 	if gcerrors.Code(err) == gcerrors.NotFound || isNoSuchKey(err) {
 		return nil, fmt.Errorf("output %s: read %q: %w", t.url, key, fs.ErrNotExist)
 	}
@@ -223,7 +235,7 @@ func (t *Target) eachKey(ctx context.Context, prefix string, fn func(key string)
 	}
 	it := t.bucket.List(&blob.ListOptions{Prefix: prefix})
 	for {
-		obj, err := it.Next(ctx)
+		obj, err := call(ctx, t, it.Next)
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -258,10 +270,14 @@ func (t *Target) ListUploads(ctx context.Context, prefix string) ([]string, erro
 	return keys, nil
 }
 
-// AbortUploads aborts every multipart upload in progress under prefix and
-// returns how many it aborted (an upload that vanished meanwhile is not
-// counted). Only S3 has uploads: elsewhere it returns 0.
-func (t *Target) AbortUploads(ctx context.Context, prefix string) (int, error) {
+// AbortUploads aborts the multipart uploads in progress under prefix
+// whose keys own accepts, and returns how many it aborted (an upload that
+// vanished meanwhile is not counted). own is given a key relative to the
+// output's prefix, and must accept only keys the caller's protocol could
+// have written: the bucket is shared, and at its root every other
+// application's uploads are under the output too. Only S3 has uploads:
+// elsewhere it returns 0.
+func (t *Target) AbortUploads(ctx context.Context, prefix string, own func(rel string) bool) (int, error) {
 	if err := t.checkPrefix(prefix); err != nil {
 		return 0, err
 	}
@@ -274,8 +290,14 @@ func (t *Target) AbortUploads(ctx context.Context, prefix string) (int, error) {
 	}
 	n := 0
 	for _, u := range ups {
-		_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-			Bucket: aws.String(t.name), Key: aws.String(u.key), UploadId: aws.String(u.id),
+		if !own(strings.TrimPrefix(u.key, t.prefix)) {
+			continue
+		}
+		err := callErr(ctx, t, func(ctx context.Context) error {
+			_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+				Bucket: aws.String(t.name), Key: aws.String(u.key), UploadId: aws.String(u.id),
+			})
+			return err
 		})
 		if isNoSuchUpload(err) {
 			continue
@@ -301,7 +323,7 @@ func (t *Target) DeletePrefix(ctx context.Context, prefix string) (int, error) {
 	}
 	n := 0
 	for _, k := range keys {
-		err := t.bucket.Delete(ctx, k)
+		err := t.delete(ctx, k)
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			continue
 		}
@@ -330,16 +352,37 @@ func (t *Target) removeKey(ctx context.Context, key string) error {
 			}
 		}
 	}
-	err := t.bucket.Delete(ctx, key)
+	err := t.delete(ctx, key)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return fmt.Errorf("output %s: remove %q: %w", t.url, key, err)
 	}
 	return nil
 }
 
+// delete deletes the object at key, one request under the call timeout.
+func (t *Target) delete(ctx context.Context, key string) error {
+	return callErr(ctx, t, func(ctx context.Context) error { return t.bucket.Delete(ctx, key) })
+}
+
+// completeUpload completes upload id of key with parts, create-only
+// (If-None-Match: *), one request under the call timeout.
+func (t *Target) completeUpload(ctx context.Context, key, id string, parts []types.Part) error {
+	return callErr(ctx, t, func(ctx context.Context) error {
+		_, err := t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
+			Bucket:          aws.String(t.name),
+			Key:             aws.String(key),
+			UploadId:        aws.String(id),
+			IfNoneMatch:     aws.String("*"),
+			MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts)},
+		})
+		return err
+	})
+}
+
 // readS3 reads an object with the S3 client under gocloud, so that
 // reading back a multipart object does not make the SDK log to stderr
-// that it skipped validating its composite checksum.
+// that it skipped validating its composite checksum. ctx must cover the
+// reading of the body.
 func (t *Target) readS3(ctx context.Context, key string) ([]byte, error) {
 	out, err := t.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(t.name), Key: aws.String(key)},
 		func(o *s3.Options) { o.DisableLogOutputChecksumValidationSkipped = true })

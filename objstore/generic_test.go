@@ -70,7 +70,7 @@ func TestGenericPart(t *testing.T) {
 	if uploads, err := tg.ListUploads(ctx, tg.Key("")); err != nil || len(uploads) != 0 {
 		t.Fatalf("ListUploads = %q, %v; want none", uploads, err)
 	}
-	if n, err := tg.AbortUploads(ctx, tg.Key("")); err != nil || n != 0 {
+	if n, err := tg.AbortUploads(ctx, tg.Key(""), func(string) bool { return true }); err != nil || n != 0 {
 		t.Fatalf("AbortUploads = %d, %v; want 0", n, err)
 	}
 

@@ -65,6 +65,10 @@ func uploads(t *testing.T, tg *objstore.Target, prefix string) []string {
 	return ks
 }
 
+// anyKey owns every upload: the tests' outputs hold no other
+// application's.
+func anyKey(string) bool { return true }
+
 // writePart writes data into a new part at key and finishes it, in
 // writes of uneven sizes so chunk boundaries fall inside them.
 func writePart(t *testing.T, tg *objstore.Target, key string, data []byte) *objstore.Part {
@@ -408,7 +412,7 @@ func TestAbortUploadsAndDeletePrefix(t *testing.T) {
 		}
 	}
 
-	if n, err := tg.AbortUploads(ctx, run1); err != nil || n != 2 {
+	if n, err := tg.AbortUploads(ctx, run1, anyKey); err != nil || n != 2 {
 		t.Fatalf("AbortUploads(run A) = %d, %v; want 2", n, err)
 	}
 	if us := uploads(t, tg, tg.Key("")); !slices.Equal(us, []string{run2 + "part-00000.parquet"}) {
@@ -421,10 +425,10 @@ func TestAbortUploadsAndDeletePrefix(t *testing.T) {
 		t.Fatalf("objects after deleting run A: %q", ks)
 	}
 	// The orphan sweep over the whole output.
-	if n, err := tg.AbortUploads(ctx, tg.Key("")); err != nil || n != 1 {
+	if n, err := tg.AbortUploads(ctx, tg.Key(""), anyKey); err != nil || n != 1 {
 		t.Fatalf("AbortUploads(output) = %d, %v; want 1", n, err)
 	}
-	if n, err := tg.AbortUploads(ctx, tg.Key("")); err != nil || n != 0 {
+	if n, err := tg.AbortUploads(ctx, tg.Key(""), anyKey); err != nil || n != 0 {
 		t.Fatalf("AbortUploads with none left = %d, %v", n, err)
 	}
 	if _, err := tg.DeletePrefix(ctx, ""); err == nil {
@@ -555,11 +559,13 @@ func TestPartRemovedAfterCancel(t *testing.T) {
 
 // TestAbortStaleProbes: a probe upload a killed preflight left is aborted
 // once it is older than a preflight may last, not before; a part's upload
-// is never touched.
+// is never touched, nor one whose name only starts like a probe's.
 func TestAbortStaleProbes(t *testing.T) {
 	tg, _ := open(t, "exports")
 	writePart(t, tg, tg.Key(".databrew-probe-0123456789abcdef"), []byte("probe"))
 	writePart(t, tg, tg.Key("dt=2024-01-01/run=r/shard=0-of-2/part-00000.parquet"), []byte("part"))
+	writePart(t, tg, tg.Key(".databrew-probe-0123456789abcdef/theirs"), []byte("not a probe"))
+	writePart(t, tg, tg.Key(".databrew-probe-notes"), []byte("not a probe"))
 	ctx := context.Background()
 	if n, err := tg.AbortStaleProbes(ctx, time.Now()); err != nil || n != 0 {
 		t.Fatalf("a fresh probe: aborted %d, %v; want 0", n, err)
@@ -567,8 +573,34 @@ func TestAbortStaleProbes(t *testing.T) {
 	if n, err := tg.AbortStaleProbes(ctx, time.Now().Add(3*time.Minute)); err != nil || n != 1 {
 		t.Fatalf("a stale probe: aborted %d, %v; want 1", n, err)
 	}
-	if got := uploads(t, tg, tg.Key("")); len(got) != 1 || !strings.HasSuffix(got[0], "part-00000.parquet") {
-		t.Fatalf("uploads left %v, want the part's only", got)
+	want := []string{tg.Key(".databrew-probe-0123456789abcdef/theirs"), tg.Key(".databrew-probe-notes"),
+		tg.Key("dt=2024-01-01/run=r/shard=0-of-2/part-00000.parquet")}
+	if got := uploads(t, tg, tg.Key("")); !slices.Equal(got, want) {
+		t.Fatalf("uploads left %q, want %q", got, want)
+	}
+}
+
+// TestAbortUploadsOnlyThoseItOwns: AbortUploads asks for each upload
+// under the prefix, by its key relative to the output's prefix, and
+// leaves those it is told are not its own.
+func TestAbortUploadsOnlyThoseItOwns(t *testing.T) {
+	tg, _ := open(t, "exports")
+	mine, theirs := tg.Key("dt=2024-05-01/run=A/part-00000.parquet"), tg.Key("dt=2024-05-01/theirs.bin")
+	writePart(t, tg, mine, payload(10))
+	writePart(t, tg, theirs, payload(10))
+	var asked []string
+	own := func(rel string) bool {
+		asked = append(asked, rel)
+		return strings.Contains(rel, "/run=")
+	}
+	if n, err := tg.AbortUploads(context.Background(), tg.Key("dt="), own); err != nil || n != 1 {
+		t.Fatalf("AbortUploads = %d, %v; want 1", n, err)
+	}
+	if want := []string{"dt=2024-05-01/run=A/part-00000.parquet", "dt=2024-05-01/theirs.bin"}; !slices.Equal(asked, want) {
+		t.Errorf("own was asked about %q, want %q", asked, want)
+	}
+	if got := uploads(t, tg, tg.Key("")); !slices.Equal(got, []string{theirs}) {
+		t.Fatalf("uploads left %q, want %q", got, theirs)
 	}
 }
 

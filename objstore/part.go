@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -63,9 +64,11 @@ type Part struct {
 	buf      []byte // the chunk being filled; nil until the first Write
 	next     int32  // the next part number
 
-	// other stores
+	// other stores: the writer, its context and what cancels it (see
+	// watch)
 	w      *blob.Writer
-	cancel context.CancelFunc
+	wctx   context.Context
+	cancel context.CancelCauseFunc
 }
 
 var _ PartWriter = (*Part)(nil)
@@ -92,7 +95,7 @@ func (t *Target) CreatePart(ctx context.Context, key string) (*Part, error) {
 		p.uploadID = id
 		return p, nil
 	}
-	wctx, cancel := context.WithCancel(ctx)
+	wctx, cancel := context.WithCancelCause(ctx)
 	w, err := t.bucket.NewWriter(wctx, key, &blob.WriterOptions{
 		IfNotExist:     true,
 		ContentType:    contentType,
@@ -100,10 +103,10 @@ func (t *Target) CreatePart(ctx context.Context, key string) (*Part, error) {
 		MaxConcurrency: 1,
 	})
 	if err != nil {
-		cancel()
+		cancel(nil)
 		return nil, fmt.Errorf("output %s: create part %q: %w", t.url, key, err)
 	}
-	p.w, p.cancel = w, cancel
+	p.w, p.wctx, p.cancel = w, wctx, cancel
 	return p, nil
 }
 
@@ -128,7 +131,10 @@ func (p *Part) Write(b []byte) (int, error) {
 		return 0, fmt.Errorf("output %s: write to part %q after Finish or Abort", p.t.url, p.key)
 	}
 	if p.w != nil {
+		stop := p.watch()
 		n, err := p.w.Write(b)
+		stop()
+		err = timedOut(p.wctx, err)
 		p.size += int64(n)
 		if err != nil {
 			p.err = fmt.Errorf("output %s: write part %q: %w", p.t.url, p.key, err)
@@ -180,8 +186,10 @@ func (p *Part) Finish() error {
 		return fmt.Errorf("output %s: finish part %q after Finish or Abort", p.t.url, p.key)
 	}
 	if p.w != nil {
-		err := p.w.Close()
-		p.cancel()
+		stop := p.watch()
+		err := timedOut(p.wctx, p.w.Close())
+		stop()
+		p.cancel(nil)
 		if err != nil {
 			p.err = fmt.Errorf("output %s: finish part %q: %w", p.t.url, p.key, wrapExists(err))
 			p.state = partAborted // the object was not created
@@ -205,7 +213,10 @@ func (p *Part) Finish() error {
 // multipart upload; elsewhere it abandons the writing, or deletes the
 // object Finish created. It runs even after the Part's context was
 // cancelled (for at most half a minute), may be called more than once,
-// and an upload or object already gone is no error.
+// and an upload or object already gone is no error. When the store did
+// not answer its last request (Target.Unanswered), it leaves the store
+// alone: the error wraps ErrTimeout, and the next reconcile undoes the
+// part.
 func (p *Part) Abort() error {
 	if p.state == partAborted {
 		return nil
@@ -215,13 +226,16 @@ func (p *Part) Abort() error {
 	p.buf = nil
 	ctx, cancel := cleanupContext(p.ctx)
 	defer cancel()
+	if p.w != nil && prev == partOpen {
+		p.cancel(nil) // gocloud abandons a write whose context is cancelled
+		_ = p.w.Close()
+		return nil
+	}
+	if p.t.Unanswered() {
+		return p.t.errLeft("abort part", p.key)
+	}
 	if p.w != nil {
-		if prev == partOpen {
-			p.cancel() // gocloud abandons a write whose context is cancelled
-			_ = p.w.Close()
-			return nil
-		}
-		if err := p.t.bucket.Delete(ctx, p.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+		if err := p.t.delete(ctx, p.key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 			return fmt.Errorf("output %s: abort part %q: %w", p.t.url, p.key, err)
 		}
 		return nil
@@ -230,6 +244,17 @@ func (p *Part) Abort() error {
 		return fmt.Errorf("output %s: abort part %q: %w", p.t.url, p.key, err)
 	}
 	return nil
+}
+
+// watch bounds one call of a blob writer (Write, which may upload a
+// block, or Close) by the call timeout, as call bounds a request: when
+// the call has not returned by then, the writer's context is cancelled,
+// its cause the timeout, which ends the writing for good. stop ends the
+// watch.
+func (p *Part) watch() (stop func()) {
+	te := &timeoutError{store: p.t.storeName(), limit: p.t.callTimeout}
+	timer := time.AfterFunc(p.t.callTimeout, func() { p.cancel(te) })
+	return func() { timer.Stop() }
 }
 
 // wrapExists makes a refused create-only write wrap ErrExists.
@@ -278,7 +303,7 @@ func (ps *Parts) Create(name string) (PartWriter, error) {
 // any, every multipart upload of its key, and deletes its object. A part
 // that is not there is no error. It runs even after the context was
 // cancelled (for at most half a minute), so an interrupted run still
-// cleans up.
+// cleans up; but not while the store does not answer (see Part.Abort).
 func (ps *Parts) Remove(name string) error {
 	if err := checkName(name); err != nil {
 		return fmt.Errorf("output %s: %w", ps.t.url, err)
@@ -290,6 +315,9 @@ func (ps *Parts) Remove(name string) error {
 	var errs []error
 	if p != nil {
 		errs = append(errs, p.Abort())
+	}
+	if ps.t.Unanswered() {
+		return ps.t.errLeft("remove part", ps.prefix+name)
 	}
 	ctx, cancel := cleanupContext(ps.ctx)
 	defer cancel()

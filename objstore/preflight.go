@@ -1,16 +1,15 @@
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
@@ -34,10 +33,9 @@ const cleanupTimeout = 30 * time.Second
 // AbortStaleProbes aborts the multipart uploads of Preflight's probes
 // that a killed process left under the output, those started longer ago
 // than a preflight may last, so a probe another process is making right
-// now is left alone. It returns how many it aborted; only S3 has uploads.
-// (A whole-config run aborts every upload under the output instead; the
-// shards of a logical run cannot, for the others' staged parts are
-// uploads too.)
+// now is left alone. Only a probe's own name counts (probePrefix and 16
+// hex digits, directly under the output's prefix): an upload of another
+// name is left alone. It returns how many it aborted; only S3 has uploads.
 func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, error) {
 	if t.s3 == nil {
 		return 0, nil
@@ -48,7 +46,7 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 	}
 	n := 0
 	for _, u := range ups {
-		if u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
+		if !isProbe(strings.TrimPrefix(u.key, t.prefix)) || u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
 			continue
 		}
 		if err := t.abortUpload(ctx, u.key, u.id); err != nil {
@@ -57,6 +55,25 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 		n++
 	}
 	return n, nil
+}
+
+// probeName is the name of a new probe object: probePrefix and 16 hex
+// digits.
+func probeName() string {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	return probePrefix + hex.EncodeToString(rnd[:])
+}
+
+// isProbe reports whether rel, a key relative to the output's prefix, is
+// a name probeName gives.
+func isProbe(rel string) bool {
+	digits, ok := strings.CutPrefix(rel, probePrefix)
+	if !ok || len(digits) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(digits)
+	return err == nil && strings.ToLower(digits) == digits
 }
 
 // Preflight proves the output usable before any crawling: the bucket
@@ -69,7 +86,8 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 // is left behind, even when a step fails.
 //
 // When the store does not answer within two minutes (or the context's
-// deadline, if sooner, ends it) that is ErrUnreachable too.
+// deadline, if sooner, ends it), or a request of it does not end within
+// the call timeout (Options.CallTimeout), that is ErrUnreachable too.
 // A failure is an *UnusableError (wrapping ErrUnusable and its kind:
 // ErrNoBucket, ErrCredentials, ErrDenied, ErrUnreachable,
 // ErrNotCreateOnly, ErrOther) whose message names the output; a
@@ -80,7 +98,10 @@ func (t *Target) Preflight(ctx context.Context) (err error) {
 	// Listing under the prefix, rather than the bucket's root as
 	// blob.Bucket.IsAccessible does, also works for credentials allowed
 	// only under the prefix.
-	_, _, err = t.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: t.prefix})
+	err = callErr(ctx, t, func(ctx context.Context) error {
+		_, _, err := t.bucket.ListPage(ctx, blob.FirstPageToken, 1, &blob.ListOptions{Prefix: t.prefix})
+		return err
+	})
 	if err != nil {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return &UnusableError{URL: t.url, Kind: ErrNoBucket, Reason: fmt.Sprintf("bucket %q does not exist", t.name)}
@@ -88,16 +109,19 @@ func (t *Target) Preflight(ctx context.Context) (err error) {
 		return t.unusable(ctx, "list the bucket", err)
 	}
 
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	probe := t.Key(probePrefix + hex.EncodeToString(rnd[:]))
+	probe := t.Key(probeName())
 	data := []byte("databrew-stage preflight probe; safe to delete\n")
 	created, err := t.PutIfAbsent(ctx, probe, data)
 	if err != nil {
 		return t.unusable(ctx, "write a probe object", err)
 	}
 	if !created {
-		return &UnusableError{URL: t.url, Kind: ErrOther, Reason: fmt.Sprintf("the probe object %q already exists", probe)}
+		// The probe's name is new: the object is this very write, whose
+		// answer was lost and whose retry was refused, unless it holds
+		// something else.
+		if got, rerr := t.Read(ctx, probe); rerr != nil || !bytes.Equal(got, data) {
+			return &UnusableError{URL: t.url, Kind: ErrOther, Reason: fmt.Sprintf("the probe object %q already exists", probe), Err: rerr}
+		}
 	}
 	defer func() {
 		if derr := t.removeProbe(ctx, probe); derr != nil && err == nil {
@@ -147,13 +171,7 @@ func (t *Target) probeMultipart(ctx context.Context, probe string) error {
 	if err != nil {
 		return t.unusable(ctx, "list the parts of an upload", err)
 	}
-	_, err = t.s3.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
-		Bucket:          aws.String(t.name),
-		Key:             aws.String(probe),
-		UploadId:        aws.String(id),
-		IfNoneMatch:     aws.String("*"),
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: completedParts(parts)},
-	})
+	err = t.completeUpload(ctx, probe, id, parts)
 	switch {
 	case err == nil:
 		return &UnusableError{URL: t.url, Kind: ErrNotCreateOnly,
@@ -172,7 +190,7 @@ func (t *Target) probeMultipart(ctx context.Context, probe string) error {
 func (t *Target) removeProbe(ctx context.Context, probe string) error {
 	cctx, cancel := cleanupContext(ctx)
 	defer cancel()
-	err := t.bucket.Delete(cctx, probe)
+	err := t.delete(cctx, probe)
 	if err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return err
 	}

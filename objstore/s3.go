@@ -39,7 +39,9 @@ func (t *Target) createUpload(ctx context.Context, key string) (string, error) {
 	if t.kmsKeyID != "" {
 		in.SSEKMSKeyId = aws.String(t.kmsKeyID)
 	}
-	out, err := t.s3.CreateMultipartUpload(ctx, in)
+	out, err := call(ctx, t, func(ctx context.Context) (*s3.CreateMultipartUploadOutput, error) {
+		return t.s3.CreateMultipartUpload(ctx, in)
+	})
 	if err != nil {
 		return "", err
 	}
@@ -48,14 +50,16 @@ func (t *Target) createUpload(ctx context.Context, key string) (string, error) {
 
 // uploadPart uploads data as part number n of an upload.
 func (t *Target) uploadPart(ctx context.Context, key, id string, n int32, data []byte) (*s3.UploadPartOutput, error) {
-	return t.s3.UploadPart(ctx, &s3.UploadPartInput{
-		Bucket:            aws.String(t.name),
-		Key:               aws.String(key),
-		UploadId:          aws.String(id),
-		PartNumber:        aws.Int32(n),
-		Body:              bytes.NewReader(data),
-		ContentLength:     aws.Int64(int64(len(data))),
-		ChecksumAlgorithm: t.checksum,
+	return call(ctx, t, func(ctx context.Context) (*s3.UploadPartOutput, error) {
+		return t.s3.UploadPart(ctx, &s3.UploadPartInput{
+			Bucket:            aws.String(t.name),
+			Key:               aws.String(key),
+			UploadId:          aws.String(id),
+			PartNumber:        aws.Int32(n),
+			Body:              bytes.NewReader(data),
+			ContentLength:     aws.Int64(int64(len(data))),
+			ChecksumAlgorithm: t.checksum,
+		})
 	})
 }
 
@@ -64,7 +68,7 @@ func (t *Target) listParts(ctx context.Context, key, id string) ([]types.Part, e
 	var parts []types.Part
 	in := &s3.ListPartsInput{Bucket: aws.String(t.name), Key: aws.String(key), UploadId: aws.String(id)}
 	for {
-		out, err := t.s3.ListParts(ctx, in)
+		out, err := call(ctx, t, func(ctx context.Context) (*s3.ListPartsOutput, error) { return t.s3.ListParts(ctx, in) })
 		if err != nil {
 			return nil, err
 		}
@@ -98,8 +102,11 @@ func completedParts(parts []types.Part) []types.CompletedPart {
 
 // abortUpload aborts an upload; one already gone is no error.
 func (t *Target) abortUpload(ctx context.Context, key, id string) error {
-	_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
-		Bucket: aws.String(t.name), Key: aws.String(key), UploadId: aws.String(id),
+	err := callErr(ctx, t, func(ctx context.Context) error {
+		_, err := t.s3.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{
+			Bucket: aws.String(t.name), Key: aws.String(key), UploadId: aws.String(id),
+		})
+		return err
 	})
 	if err != nil && !isNoSuchUpload(err) {
 		return err
@@ -113,7 +120,9 @@ func (t *Target) uploads(ctx context.Context, prefix string) ([]upload, error) {
 	var ups []upload
 	in := &s3.ListMultipartUploadsInput{Bucket: aws.String(t.name), Prefix: aws.String(prefix)}
 	for {
-		out, err := t.s3.ListMultipartUploads(ctx, in)
+		out, err := call(ctx, t, func(ctx context.Context) (*s3.ListMultipartUploadsOutput, error) {
+			return t.s3.ListMultipartUploads(ctx, in)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -146,6 +155,22 @@ func (t *Target) uploadsOf(ctx context.Context, key string) ([]upload, error) {
 		}
 	}
 	return ups, nil
+}
+
+// abortStrays aborts every upload of key once its part is complete:
+// none of them can ever complete. What it cannot abort (the store failed
+// or is slow) stays for the next reconcile: the part is complete either
+// way.
+func (t *Target) abortStrays(ctx context.Context, key string) {
+	ups, err := t.uploadsOf(ctx, key)
+	if err != nil {
+		return
+	}
+	for _, u := range ups {
+		if err := t.abortUpload(ctx, key, u.id); err != nil {
+			return
+		}
+	}
 }
 
 // isPreconditionFailed reports a refused conditional request (412).

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -52,6 +54,11 @@ type Target struct {
 	prefix string
 	hides  bool
 	bucket *blob.Bucket
+	// callTimeout bounds each request to the store (Options.CallTimeout).
+	callTimeout time.Duration
+	// unanswered says the last request that ended was ended by its call
+	// timeout (see Unanswered).
+	unanswered atomic.Bool
 
 	// S3 only: the client under gocloud's bucket, for multipart uploads,
 	// and the upload settings gocloud applies to its own writes.
@@ -140,11 +147,29 @@ type silent struct{ err error }
 func (s silent) Error() string { return "" }
 func (s silent) Unwrap() error { return s.err }
 
-// Open opens the output at rawURL: s3://bucket[/prefix][?params],
+// Options are what a caller sets of a Target beyond its URL.
+type Options struct {
+	// CallTimeout bounds each request to the store, from its start to
+	// the end of its answer, retries included: one that does not end in
+	// time fails with an error wrapping ErrTimeout and naming the
+	// endpoint. Requests that undo something after the caller's context
+	// ended get it too. 0 means DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// Open opens the output at rawURL with the default Options: see OpenWith.
+func Open(ctx context.Context, rawURL string) (*Target, error) {
+	return OpenWith(ctx, rawURL, Options{})
+}
+
+// OpenWith opens the output at rawURL: s3://bucket[/prefix][?params],
 // gs://bucket[/prefix] or azblob://container[/prefix]. It does not
 // contact the store (except that a driver may look up credentials); call
 // Preflight for that. An unknown scheme gives an error wrapping ErrScheme.
-func Open(ctx context.Context, rawURL string) (*Target, error) {
+func OpenWith(ctx context.Context, rawURL string, opts Options) (*Target, error) {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
 	loc, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -159,7 +184,8 @@ func Open(ctx context.Context, rawURL string) (*Target, error) {
 		}
 		return nil, fmt.Errorf("open output %q: %w", rawURL, err)
 	}
-	t := &Target{url: rawURL, scheme: loc.scheme, name: loc.bucket, prefix: loc.prefix, hides: d.hidesParts, bucket: b}
+	t := &Target{url: rawURL, scheme: loc.scheme, name: loc.bucket, prefix: loc.prefix, hides: d.hidesParts, bucket: b,
+		callTimeout: opts.CallTimeout}
 	if loc.scheme == "s3" {
 		if err := t.initS3(loc); err != nil {
 			b.Close()

@@ -75,14 +75,18 @@ func (e *UnusableError) Unwrap() []error {
 }
 
 // unusable classifies err, the failure of a preflight step ("list the
-// bucket", "write a probe object", ...). Preflight's own timeout is an
-// unreachable store; a cancelled or expired context of the caller's is
+// bucket", "write a probe object", ...). Preflight's own timeout, and a
+// request's (ErrTimeout), is an unreachable store; a cancelled or expired context of the caller's is
 // returned as it is, wrapped with the output and the step: that is the
 // caller's doing, not the output's.
 func (t *Target) unusable(ctx context.Context, step string, err error) error {
 	if errors.Is(context.Cause(ctx), errPreflightTimeout) {
 		return &UnusableError{URL: t.url, Kind: ErrUnreachable,
 			Reason: fmt.Sprintf("%s: no answer within %v", step, preflightTimeout), Err: err}
+	}
+	if errors.Is(err, ErrTimeout) && ctx.Err() == nil {
+		// The request's own time limit: err names the store and the limit.
+		return &UnusableError{URL: t.url, Kind: ErrUnreachable, Reason: step, Err: err}
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("output %s: %s: %w", t.url, step, err)
@@ -130,10 +134,7 @@ func (t *Target) classify(err error) (reason string, kind error) {
 	if unreachable(err) {
 		where := "the store"
 		if t.scheme == "s3" {
-			where = "the S3 endpoint"
-			if e := t.endpoint(); e != "" {
-				where = "the endpoint " + e
-			}
+			where = t.storeName()
 		}
 		return "cannot reach " + where, ErrUnreachable
 	}
@@ -158,10 +159,13 @@ func unreachable(err error) bool {
 }
 
 // endpoint is the S3 endpoint the URL names, if any.
-func (t *Target) endpoint() string {
+func (t *Target) endpoint() string { return t.query().Get("endpoint") }
+
+// query is the output URL's query.
+func (t *Target) query() url.Values {
 	u, err := url.Parse(t.url)
 	if err != nil {
-		return ""
+		return nil
 	}
-	return u.Query().Get("endpoint")
+	return u.Query()
 }

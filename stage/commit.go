@@ -20,6 +20,10 @@ type CommitOptions struct {
 	Clock interface{ Now() time.Time }
 	// Logger receives the commit's log lines; nil discards them.
 	Logger *slog.Logger
+	// StoreTimeout bounds each request to an output in object storage,
+	// as Options.StoreTimeout does a run's; 0 means
+	// objstore.DefaultCallTimeout.
+	StoreTimeout time.Duration
 	// AfterCommitStep, when set, is called as the commit completes each
 	// of its steps (StepDecided, StepVisible, StepCompleted); an error it
 	// returns abandons the commit right there, as a crash would.
@@ -69,7 +73,7 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if err := (Shard{Count: count, RunID: runID}).Valid(); err != nil {
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
-	target, err := openTarget(ctx, cfg)
+	target, err := openTarget(ctx, cfg, opts.StoreTimeout)
 	if err != nil {
 		err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
@@ -190,7 +194,7 @@ func decidedBefore(ctx context.Context, lake shardLake, claim runClaim, d decisi
 }
 
 // finishAndRecord finishes a decided commit and writes its verdict as the
-// export root's. From the decision on a signal or the deadline no longer
+// export root's. From the decision on a signal or a time limit no longer
 // stops the commit: a commit run again would only finish it.
 func finishAndRecord(ctx context.Context, lake shardLake, claim runClaim, d decision, opts CommitOptions, log *slog.Logger) (verdict.RunReport, error) {
 	ctx = context.WithoutCancel(ctx)

@@ -71,10 +71,11 @@ type exportTarget interface {
 // openTarget opens cfg's export root: a local folder, or an output in
 // object storage, which is proved usable first (bucket, credentials,
 // permissions, create-only writes), so a bad target fails the run before
-// any request is sent and before the state is touched.
-func openTarget(ctx context.Context, cfg config.Config) (exportTarget, error) {
+// any request is sent and before the state is touched. storeTimeout
+// bounds each request to object storage (0: the default).
+func openTarget(ctx context.Context, cfg config.Config, storeTimeout time.Duration) (exportTarget, error) {
 	if config.IsObjectStore(cfg.Output) {
-		return openObjectTarget(ctx, cfg.Output)
+		return openObjectTarget(ctx, cfg.Output, storeTimeout)
 	}
 	return &folderTarget{layout: sink.Layout{Output: cfg.Output}}, nil
 }
@@ -142,11 +143,13 @@ func (x *exporter) write(ctx context.Context, store sink.PartStore, where string
 	}
 	userFields := len(x.schema.User())
 	rows := 0
+	var stop error // why the writing stopped, not the state's reading
 	err = x.db.ForEachPending(maxSeq, func(v state.Version) error {
 		if rows++; rows%1024 == 0 && ctx.Err() != nil {
-			// Before the publish is recorded, a signal or the deadline
-			// abandons it: its items stay pending.
-			return context.Cause(ctx)
+			// Before the publish is recorded, a signal or the export's
+			// time limit abandons it: its items stay pending.
+			stop = context.Cause(ctx)
+			return stop
 		}
 		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
 		if v.Change == state.ChangeRemoved {
@@ -162,8 +165,16 @@ func (x *exporter) write(ctx context.Context, store sink.PartStore, where string
 		case state.ChangeRemoved:
 			m.Changes.Removed++
 		}
-		return fs.Write(row)
+		if err := fs.Write(row); err != nil {
+			stop = err
+			return err
+		}
+		return nil
 	})
+	if stop != nil {
+		// Said as it is: the state was read well.
+		err = stop
+	}
 	if err != nil {
 		return m, errors.Join(err, fs.Abort())
 	}

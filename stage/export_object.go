@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
@@ -35,10 +36,11 @@ type objectTarget struct {
 	t *objstore.Target
 }
 
-// openObjectTarget opens the output and proves it usable (see
-// objstore.Target.Preflight) before anything is crawled.
-func openObjectTarget(ctx context.Context, output string) (*objectTarget, error) {
-	t, err := objstore.Open(ctx, output)
+// openObjectTarget opens the output, each request bounded by
+// storeTimeout, and proves it usable (see objstore.Target.Preflight)
+// before anything is crawled.
+func openObjectTarget(ctx context.Context, output string, storeTimeout time.Duration) (*objectTarget, error) {
+	t, err := objstore.OpenWith(ctx, output, objstore.Options{CallTimeout: storeTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +74,9 @@ func (o *objectTarget) publishedRuns(ctx context.Context) (int, error) {
 // reconcile resolves the publishes a crash interrupted: one without its
 // manifest is rolled back (its uploads aborted, anything under its prefix
 // deleted; its versions stay pending), one with it is rolled forward.
-// Then every multipart upload left under the output is aborted: no
-// publish of this state owns it any more.
+// Then every multipart upload the stage's protocol left under the output
+// is aborted (see abortOwnUploads): no publish of this state owns it any
+// more. Other applications' uploads are left alone.
 func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 	pubs, err := x.db.Publishing()
 	if err != nil {
@@ -101,7 +104,7 @@ func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 			}
 		}
 	}
-	n, err := o.t.AbortUploads(ctx, o.t.Key(""))
+	n, err := abortOwnUploads(ctx, o.t, time.Now())
 	if n > 0 {
 		x.log.Warn("aborted multipart uploads no publish owns under the output", "uploads", n)
 	}
@@ -111,7 +114,7 @@ func (o *objectTarget) reconcile(ctx context.Context, x *exporter) error {
 // rollBack removes what a publish left under its prefix and forgets it:
 // its versions stay pending.
 func (o *objectTarget) rollBack(ctx context.Context, x *exporter, p state.Publication) error {
-	if _, err := o.t.AbortUploads(ctx, p.Dir); err != nil {
+	if _, err := o.t.AbortUploads(ctx, p.Dir, ownUpload); err != nil {
 		return err
 	}
 	if _, err := o.t.DeletePrefix(ctx, p.Dir); err != nil {
@@ -132,6 +135,12 @@ func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 	}
 	parts := o.t.Parts(ctx, runPrefix)
 	manifest, err := x.write(ctx, objectParts{parts}, o.where(runPrefix), math.MaxInt64, maxSeq, r)
+	if err != nil && (errors.Is(err, objstore.ErrTimeout) || o.t.Unanswered()) {
+		// The store does not answer: undoing would wait for it again.
+		// The state keeps the intent, so the next run's reconcile rolls
+		// the publish back, as after a crash.
+		return fmt.Errorf("write export (the next run removes what it left): %w", err)
+	}
 	if err != nil {
 		// Undo even when the run was interrupted: nothing of it may stay.
 		return errors.Join(fmt.Errorf("write export: %w", err), o.rollBack(context.WithoutCancel(ctx), x, pub))
@@ -154,7 +163,7 @@ func (o *objectTarget) publish(ctx context.Context, x *exporter, r *verdict.RunR
 		return err
 	}
 	// From here the run is committed, not abandoned: a signal or the
-	// deadline no longer stops it.
+	// export's time limit no longer stops it.
 	return o.commit(context.WithoutCancel(ctx), x, pub)
 }
 

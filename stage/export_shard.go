@@ -34,6 +34,9 @@ type shardTarget struct {
 	attempt string
 	claim   runClaim
 	clock   func() time.Time
+	// storeTimeout is Options.StoreTimeout, for an output the config
+	// named before.
+	storeTimeout time.Duration
 	// staged is what publish staged, for the shard manifest.
 	staged *shardManifest
 }
@@ -49,7 +52,8 @@ func openShard(ctx context.Context, cfg config.Config, opts Options, base export
 	}
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
-	t := &shardTarget{base: base, lake: lake, shard: *opts.Shard, attempt: hex.EncodeToString(rnd[:]), clock: clockOf(opts).Now}
+	t := &shardTarget{base: base, lake: lake, shard: *opts.Shard, attempt: hex.EncodeToString(rnd[:]), clock: clockOf(opts).Now,
+		storeTimeout: opts.StoreTimeout}
 	day := startedAt
 	if !opts.PartitionDate.IsZero() {
 		day = opts.PartitionDate
@@ -108,7 +112,7 @@ func (t *shardTarget) settleIn(ctx context.Context, x *exporter, p state.Publica
 		return t.settle(ctx, x, t.lake, p)
 	}
 	x.log.Warn("settling what an earlier attempt staged in the output the config named then", "run_id", p.Logical, "output", p.Output)
-	old, err := openTarget(ctx, config.Config{Output: p.Output})
+	old, err := openTarget(ctx, config.Config{Output: p.Output}, t.storeTimeout)
 	if err != nil {
 		return fmt.Errorf("shard %s staged run %s in output %s, which the config named then: %w; "+
 			"make it usable again, or start over with --reset-state", t.shard.Name(), p.Logical, p.Output, err)

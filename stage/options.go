@@ -25,6 +25,30 @@ type Options struct {
 	Progress func(crawl.Progress)
 	// Transport replaces the HTTP transport (tests).
 	Transport http.RoundTripper
+	// Deadline, when set, stops the crawl at that time: the run ends
+	// interrupted, detail "Deadline reached", its queue saved; a run
+	// whose deadline passed before it started does not start (detail
+	// "Not started", ErrNotStarted). The export of what the run stored
+	// still follows, within ExportTimeout; the context given to Run still
+	// stops everything.
+	Deadline time.Time
+	// ExportTimeout is the time the export of a run with a Deadline may
+	// take after it (after the crawl's end, when the crawl ended later):
+	// an export not recorded by then is abandoned as a signal abandons
+	// it — nothing is published, the items stay pending, the stop is
+	// interrupted and the export failed (the cause an
+	// *ExportTimeoutError). A publish once recorded goes to its end. 0
+	// means DefaultExportTimeout; without a Deadline the export has no
+	// time limit of its own.
+	ExportTimeout time.Duration
+	// StoreTimeout bounds each request to an output in object storage,
+	// from its start to the end of its answer (objstore.Options
+	// .CallTimeout): a store that accepts connections and stops answering
+	// fails the run's export (stop error, export.failed, the detail
+	// naming the endpoint) instead of hanging it, also after the publish
+	// was recorded, when a signal no longer stops it; the next run
+	// reconciles. 0 means objstore.DefaultCallTimeout.
+	StoreTimeout time.Duration
 	// LockTimeout is how long to wait for another process to release the
 	// storage path; 0 means 100ms.
 	LockTimeout time.Duration

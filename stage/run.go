@@ -32,6 +32,13 @@ var ErrNotStarted = errors.New("not started")
 // filled in; the error is non-nil when the run did not start (ErrNotStarted,
 // ErrLocked, ErrCorrupt, ErrNoState) or when its state could not be read or
 // written.
+//
+// ctx is the run's whole life, a signal's context: when it ends, the
+// crawl stops (stop interrupted, detail its cause) and an export not yet
+// recorded is abandoned (nothing is published; the items stay pending).
+// To stop only the crawl at a time and still publish what it stored, give
+// Options.Deadline instead: the export then follows with a time limit of
+// its own (Options.ExportTimeout), and ctx still stops it.
 func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunReport, error) {
 	clock := clockOf(opts)
 	log := opts.Logger
@@ -39,8 +46,11 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 		log = discard
 	}
 	startedAt := clock.Now().UTC()
-	if err := ctx.Err(); err != nil {
-		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(ctx)), log)
+	// The setup and the crawl end with the deadline; the export has its own.
+	crawlCtx, stopCrawl := crawlContext(ctx, opts)
+	defer stopCrawl()
+	if err := crawlCtx.Err(); err != nil {
+		return notStarted(cfg, verdict.NotStarted(cfg.Name, startedAt), fmt.Errorf("%s: %w: %w", cfg.Name, ErrNotStarted, context.Cause(crawlCtx)), log)
 	}
 	if opts.Shard != nil {
 		if err := opts.Shard.Valid(); err != nil {
@@ -55,19 +65,19 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	// The export root first: a bad one fails the run before the state is
 	// touched (a state started here while the output could not be listed
 	// would not know the runs it holds) and before any request is sent.
-	target, err := openTarget(ctx, cfg)
+	target, err := openTarget(crawlCtx, cfg, opts.StoreTimeout)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, err, log)
 	}
 	defer target.close()
 	if opts.Shard != nil {
-		st, err := openShard(ctx, cfg, opts, target, startedAt)
+		st, err := openShard(crawlCtx, cfg, opts, target, startedAt)
 		if err != nil {
 			return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
 		}
 		target = st
 	}
-	runs, err := target.publishedRuns(ctx)
+	runs, err := target.publishedRuns(crawlCtx)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
 	}
@@ -98,10 +108,10 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	var res crawl.Result
 	var runErr error
 	x := newExporter(cfg, db, target, opts, log)
-	if runErr = target.reconcile(ctx, x); runErr != nil {
+	if runErr = target.reconcile(crawlCtx, x); runErr != nil {
 		res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
 	} else {
-		res, runErr = crawlOnce(ctx, cfg, opts, db, report.RunID, clock)
+		res, runErr = crawlOnce(crawlCtx, cfg, opts, db, report.RunID, clock)
 	}
 	report.FinishedAt = clock.Now().UTC()
 	if errors.Is(runErr, state.ErrCorrupt) {
@@ -120,15 +130,18 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	} else {
 		log.Error("record the run", "err", err)
 	}
+	// The deadline bounds the crawl, not the export of what it stored.
+	exportCtx, stopExport := exportContext(ctx, opts, time.Now())
+	defer stopExport()
 	switch {
 	case runErr == nil:
-		runErr = finishExport(ctx, x, &report, res, log)
+		runErr = finishExport(exportCtx, x, &report, res, log)
 	case !report.Export.Failed: // failExport has not said why already
 		report.Export = errorExport(runErr)
 	}
 	b, err := encodeReport(report)
 	if err == nil {
-		err = writeVerdicts(ctx, cfg, x, b)
+		err = writeVerdicts(exportCtx, cfg, x, b)
 	}
 	if err != nil && opts.Shard != nil && !report.Export.Failed {
 		// Without its manifest the commit cannot see the attempt: it
@@ -161,10 +174,10 @@ func tombstone(db *state.DB, cfg config.Config, r *verdict.RunReport, res crawl.
 }
 
 // finishExport publishes. A publish that fails turns the stop into error;
-// one a signal or the deadline abandons, into interrupted.
+// one a signal or the export's time limit abandons, into interrupted.
 func finishExport(ctx context.Context, x *exporter, r *verdict.RunReport, res crawl.Result, log *slog.Logger) error {
 	if err := x.publish(ctx, r); err != nil {
-		if ctx.Err() != nil && errors.Is(err, context.Cause(ctx)) {
+		if ctx.Err() != nil && (errors.Is(err, context.Cause(ctx)) || errors.Is(err, ctx.Err())) {
 			interruptExport(r, res, context.Cause(ctx))
 			return nil
 		}
@@ -174,12 +187,13 @@ func finishExport(ctx context.Context, x *exporter, r *verdict.RunReport, res cr
 	return nil
 }
 
-// interruptExport records a publish that a signal or the deadline
-// abandoned before it was recorded: the run ends interrupted, nothing is
-// published, its items stay pending for the next run, and the export
-// counts as failed, so a scheduler does not go on as if it happened.
+// interruptExport records a publish that a signal or the export's time
+// limit abandoned before it was recorded: the run ends interrupted,
+// nothing is published, its items stay pending for the next run, and the
+// export counts as failed, so a scheduler does not go on as if it
+// happened.
 func interruptExport(r *verdict.RunReport, res crawl.Result, cause error) {
-	detail := crawl.InterruptedDetail(cause) + " during the export: nothing is published, its items stay pending for the next run"
+	detail := exportInterruptedDetail(r.Detail, cause)
 	res.Facts.Stop = verdict.StopInterrupted
 	r.Stop, r.Detail = verdict.StopInterrupted, detail
 	r.Outcome, r.Rule = verdict.Decide(res.Facts)

@@ -140,7 +140,7 @@ func (l objectLake) checkStaged(ctx context.Context, _, runPath string, m shardM
 }
 
 func (l objectLake) undoStaged(ctx context.Context, dir string) error {
-	if _, err := l.o.t.AbortUploads(ctx, dir); err != nil {
+	if _, err := l.o.t.AbortUploads(ctx, dir, ownUpload); err != nil {
 		return err
 	}
 	_, err := l.o.t.DeletePrefix(ctx, dir)
@@ -164,12 +164,13 @@ func (l objectLake) completeRun(ctx context.Context, _, runPath string, decided 
 // it right then, and while it does a store can answer that the upload is
 // gone before the object appears, or list the upload's parts half: the
 // part is looked at again a few times before the error stands. (Another
-// object at the key is no such moment.)
+// object at the key is no such moment, nor a store that does not answer:
+// looking again would only wait for it again.)
 func (l objectLake) completePart(ctx context.Context, key, uploadID string, size int64) error {
 	wait := 50 * time.Millisecond
 	for try := 0; ; try++ {
 		err := l.o.t.CompletePart(ctx, key, uploadID, size)
-		if err == nil || errors.Is(err, objstore.ErrExists) || try == 7 {
+		if err == nil || errors.Is(err, objstore.ErrExists) || errors.Is(err, objstore.ErrTimeout) || try == 7 {
 			return err
 		}
 		select {
@@ -198,7 +199,7 @@ func (l objectLake) discardOthers(ctx context.Context, _, runPath string, decide
 		if keep[k] {
 			continue // a decided part's second upload: CompletePart refused two
 		}
-		if _, err := l.o.t.AbortUploads(ctx, k); err != nil {
+		if _, err := l.o.t.AbortUploads(ctx, k, ownUpload); err != nil {
 			return err
 		}
 	}

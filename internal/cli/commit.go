@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/renameio/v2"
 
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -35,6 +37,7 @@ func commitCmd(args []string, env Env) int {
 	var runID, verdictFile, xcomFile, logFormat, logLevel string
 	var shards int
 	var asJSON bool
+	var storeTimeout time.Duration
 	fs := newFlags("commit", commitUsage, env)
 	fs.StringVar(&runID, "run-id", "", "the logical run's id, as its shards were given it")
 	fs.IntVar(&shards, "shards", 0, "how many shards the logical run has")
@@ -43,12 +46,15 @@ func commitCmd(args []string, env Env) int {
 	fs.StringVar(&xcomFile, "xcom-file", "", "also write the combined verdict as one JSON value to this file, atomically (e.g. /airflow/xcom/return.json)")
 	fs.StringVar(&logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&logLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	fs.DurationVar(&storeTimeout, "store-timeout", objstore.DefaultCallTimeout, storeTimeoutUsage)
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
 	switch {
 	case fs.NArg() != 1:
 		return usageError(env, "commit", "want one CONFIG, got %d", fs.NArg())
+	case storeTimeout <= 0:
+		return usageError(env, "commit", "--store-timeout must be positive")
 	case shards < 1:
 		return usageError(env, "commit", "--shards N is required: the shard count the run's shards were given")
 	}
@@ -66,7 +72,7 @@ func commitCmd(args []string, env Env) int {
 	ctx, stopSignals := withSignals(context.Background(), env.Stderr)
 	defer stopSignals()
 	cfg := *cfgs[0]
-	opts := stage.CommitOptions{Logger: logger.With("config", cfg.Name)}
+	opts := stage.CommitOptions{Logger: logger.With("config", cfg.Name), StoreTimeout: storeTimeout}
 	if env.CommitOptions != nil {
 		env.CommitOptions(&opts)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -29,6 +30,13 @@ runs. 'databrew-stage state repair CONFIG' salvages a damaged file;
 state.db.broken-<time>, the traversal starts over, and every item is
 exported again as new.
 
+--deadline bounds the crawl: at that time the config being crawled stops
+(stop interrupted, "Deadline reached", its queue saved) and the export of
+what it stored follows, with --export-timeout more to finish; configs not
+started by then fail with "Not started". SIGINT or SIGTERM stops the crawl
+and an export not yet recorded alike (its items stay pending); a second
+signal exits at once.
+
 Shards: --shard I/N (or --shards N with JOB_COMPLETION_INDEX) --run-id ID
 runs one of N shards of a logical run, which 'databrew-stage commit'
 publishes once every shard passed (see the README's "Shards").
@@ -38,9 +46,14 @@ export failed with an error (export.failed in the verdict; see
 --fail-when); 2 usage or config error, nothing ran; N with
 --exit-unproductive N when every run succeeded and none stored anything new.`
 
+// storeTimeoutUsage explains --store-timeout, of run and commit.
+const storeTimeoutUsage = "each request to an object-storage output must end within this time, or the export fails naming the endpoint (the next run reconciles)"
+
 type runFlags struct {
 	maxRequests      int
 	deadline         string
+	exportTimeout    time.Duration
+	storeTimeout     time.Duration
 	failWhen         string
 	json             bool
 	verdictFile      string
@@ -60,7 +73,9 @@ func runCmd(args []string, env Env) int {
 	var f runFlags
 	fs := newFlags("run", runUsage, env)
 	fs.IntVarP(&f.maxRequests, "max-requests", "n", 0, "request budget per config, overriding [policy].max_requests (0: the config's)")
-	fs.StringVar(&f.deadline, "deadline", "", "stop all configs at this time: a duration (45m) or an RFC 3339 time; configs not started by then fail with \"Not started\"")
+	fs.StringVar(&f.deadline, "deadline", "", "stop the crawl of all configs at this time: a duration (45m) or an RFC 3339 time; configs not started by then fail with \"Not started\"; the export of what a crawl stored follows (see --export-timeout)")
+	fs.DurationVar(&f.exportTimeout, "export-timeout", stage.DefaultExportTimeout, "with --deadline, the time the export of what a config's crawl stored may take after the deadline (or after the crawl, if it ended later); an export not recorded by then is abandoned, its items stay pending")
+	fs.DurationVar(&f.storeTimeout, "store-timeout", objstore.DefaultCallTimeout, storeTimeoutUsage)
 	fs.StringVar(&f.failWhen, "fail-when", FailWhenAny, "exit 1 when any run failed, when all failed, or never")
 	fs.BoolVar(&f.json, "json", false, "print one verdict object per config on stdout (JSON Lines)")
 	fs.StringVar(&f.verdictFile, "verdict-file", "", "also write the verdicts (JSON Lines) to this file, atomically")
@@ -110,15 +125,17 @@ func runCmd(args []string, env Env) int {
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
-	ctx := context.Background()
+	var deadline time.Time
 	if f.deadline != "" {
-		at, err := parseDeadline(f.deadline, time.Now())
-		if err != nil {
+		if deadline, err = parseDeadline(f.deadline, time.Now()); err != nil {
 			return usageError(env, "run", "%v", err)
 		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, at)
-		defer cancel()
+	}
+	if f.exportTimeout <= 0 {
+		return usageError(env, "run", "--export-timeout must be positive")
+	}
+	if f.storeTimeout <= 0 {
+		return usageError(env, "run", "--store-timeout must be positive")
 	}
 	cfgs, ok := loadConfigs(fs.Args(), env, true)
 	if !ok {
@@ -139,14 +156,16 @@ func runCmd(args []string, env Env) int {
 			}
 		}()
 	}
-	ctx, stopSignals := withSignals(ctx, env.Stderr)
+	// The signals stop everything; the deadline, each config's crawl.
+	ctx, stopSignals := withSignals(context.Background(), env.Stderr)
 	defer stopSignals()
 
 	var reports []verdict.RunReport
 	var lines bytes.Buffer
 	for _, cfg := range cfgs {
 		opts := stage.Options{MaxRequests: f.maxRequests, Logger: logger.With("config", cfg.Name), ResetState: f.resetState,
-			PartitionDate: partitionDate, Shard: shard}
+			PartitionDate: partitionDate, Shard: shard, Deadline: deadline, ExportTimeout: f.exportTimeout,
+			StoreTimeout: f.storeTimeout}
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}
