@@ -15,7 +15,7 @@ import (
 // decidedAt reads when a logical run was decided.
 func decidedAt(t *testing.T, cfg config.Config, runID string) time.Time {
 	t.Helper()
-	target, err := openTarget(context.Background(), cfg)
+	target, err := openTarget(context.Background(), cfg, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
