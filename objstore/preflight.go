@@ -37,6 +37,14 @@ const cleanupTimeout = 30 * time.Second
 // hex digits, directly under the output's prefix): an upload of another
 // name is left alone. It returns how many it aborted; only S3 has uploads.
 func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, error) {
+	return t.AbortProbes(ctx, now.Add(-preflightTimeout))
+}
+
+// AbortProbes aborts the multipart uploads of Preflight's probes started
+// before before: a caller that knows no other process may be in a
+// preflight under the output now (a whole-config run holding its storage
+// path) aborts those a killed process left at once, whatever their age.
+func (t *Target) AbortProbes(ctx context.Context, before time.Time) (int, error) {
 	if t.s3 == nil {
 		return 0, nil
 	}
@@ -46,7 +54,7 @@ func (t *Target) AbortStaleProbes(ctx context.Context, now time.Time) (int, erro
 	}
 	n := 0
 	for _, u := range ups {
-		if !isProbe(strings.TrimPrefix(u.key, t.prefix)) || u.initiated.IsZero() || now.Sub(u.initiated) < preflightTimeout {
+		if !isProbe(strings.TrimPrefix(u.key, t.prefix)) || u.initiated.IsZero() || !u.initiated.Before(before) {
 			continue
 		}
 		if err := t.abortUpload(ctx, u.key, u.id); err != nil {

@@ -37,7 +37,10 @@ func ownUpload(rel string) bool { return ownKey.MatchString(rel) }
 // output that the stage's protocol could have left (see ownKey), and the
 // probes killed preflights left, and no other application's. It lists
 // only the prefixes the stage writes under, so an output at a busy
-// bucket's root does not list every upload of the bucket.
+// bucket's root does not list every upload of the bucket. A whole-config
+// run calls it holding its storage path, after its own preflight: no
+// other process may be in a preflight of this output, so a probe started
+// before now is one a killed process left, whatever its age.
 func abortOwnUploads(ctx context.Context, t *objstore.Target, now time.Time) (int, error) {
 	n := 0
 	for _, p := range []string{"dt=", ShardsFolder + "/", sink.VerdictFile} {
@@ -47,6 +50,6 @@ func abortOwnUploads(ctx context.Context, t *objstore.Target, now time.Time) (in
 			return n, err
 		}
 	}
-	k, err := t.AbortStaleProbes(ctx, now)
+	k, err := t.AbortProbes(ctx, now)
 	return n + k, err
 }
