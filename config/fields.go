@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/internal/closest"
 )
 
 // The [listing], [item] and [item.fields] keys that take more than one
@@ -264,7 +265,7 @@ func tomlKind(val any) string {
 // keys, or "".
 func suggestAmong(key string, keys ...string) string {
 	for _, k := range keys {
-		if editDistance(key, k) < 3 {
+		if closest.Distance(key, k) < 3 {
 			return ` (did you mean "` + k + `"?)`
 		}
 	}

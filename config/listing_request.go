@@ -65,50 +65,11 @@ func (v *validator) listingRequest(r *rawListingRequest) *ListingRequest {
 		if lr.Method == http.MethodGet {
 			v.errorf("listing.request.body", `a GET request has no body: set method = "POST", or leave body out`)
 		}
-		body, ok := v.expandBody("listing.request.body", *r.Body)
+		body, _, ok := v.expandVars("listing.request.body", *r.Body, false)
 		lr.Body, lr.HasBody, lr.BodyAsWritten = newSecret(body), ok, *r.Body
 		lr.BodyJSON = ok && json.Valid([]byte(body))
 	}
 	return lr
-}
-
-// expandBody replaces each ${NAME} in s with the environment variable
-// NAME and each $$ with $; any other $ stays as it is (a GraphQL variable
-// is written $after). An unset variable is a problem of key; no message
-// quotes s.
-func (v *validator) expandBody(key, s string) (string, bool) {
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, '$')
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), true
-		}
-		b.WriteString(s[:i])
-		s = s[i+1:]
-		switch {
-		case strings.HasPrefix(s, "$"):
-			b.WriteByte('$')
-			s = s[1:]
-			continue
-		case !strings.HasPrefix(s, "{"):
-			b.WriteByte('$')
-			continue
-		}
-		end := strings.IndexByte(s, '}')
-		if end < 0 || !validVarName(s[1:end]) {
-			b.WriteByte('$')
-			continue
-		}
-		name := s[1:end]
-		s = s[end+1:]
-		val := v.getenv(name)
-		if val == "" {
-			v.errorf(key, "${%s} is not set in the environment (or is empty)", name)
-			return "", false
-		}
-		b.WriteString(val)
-	}
 }
 
 // nextCursor reads where a json next_page's value goes, when the table

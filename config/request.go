@@ -147,6 +147,12 @@ func (v *validator) declared(table string, m map[string]string) []string {
 // variable and a $ that starts neither are problems of key; no message
 // quotes s.
 func (v *validator) expand(key, s string) (out string, vars []string, ok bool) {
+	return v.expandVars(key, s, true)
+}
+
+// expandVars is expand; unless strict, a $ that starts neither ${NAME}
+// nor $$ is kept as it is (a GraphQL variable in a body is written $after).
+func (v *validator) expandVars(key, s string, strict bool) (out string, vars []string, ok bool) {
 	var b strings.Builder
 	for {
 		i := strings.IndexByte(s, '$')
@@ -156,26 +162,27 @@ func (v *validator) expand(key, s string) (out string, vars []string, ok bool) {
 		}
 		b.WriteString(s[:i])
 		s = s[i+1:]
+		end := strings.IndexByte(s, '}')
 		switch {
 		case strings.HasPrefix(s, "$"):
 			b.WriteByte('$')
 			s = s[1:]
 			continue
+		case !strict && (!strings.HasPrefix(s, "{") || end < 0 || !validVarName(s[1:end])):
+			b.WriteByte('$')
+			continue
 		case !strings.HasPrefix(s, "{"):
 			v.errorf(key, "a $ must start ${NAME}, a variable from the environment (write $$ for a $ itself)")
 			return "", nil, false
-		}
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
+		case end < 0:
 			v.errorf(key, "a ${ is not closed by } (write ${NAME}, or $$ for a $ itself)")
+			return "", nil, false
+		case !validVarName(s[1:end]):
+			v.errorf(key, "a ${...} holds no valid variable name (letters, digits and _, not starting with a digit)")
 			return "", nil, false
 		}
 		name := s[1:end]
 		s = s[end+1:]
-		if !validVarName(name) {
-			v.errorf(key, "a ${...} holds no valid variable name (letters, digits and _, not starting with a digit)")
-			return "", nil, false
-		}
 		val := v.getenv(name)
 		if val == "" {
 			v.errorf(key, "${%s} is not set in the environment (or is empty)", name)

@@ -3,6 +3,8 @@ package config
 import (
 	"reflect"
 	"strings"
+
+	"github.com/databrew/databrew-stage/internal/closest"
 )
 
 // knownKeys lists every key a config may hold, by dotted table path, read
@@ -49,35 +51,9 @@ func suggest(key string) string {
 	if strings.HasPrefix(table, "item.fields.") {
 		table = "item.fields.*"
 	}
-	best, bestDist := "", 3
-	for _, k := range knownKeys[table] {
-		if d := editDistance(last, k); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
+	best := closest.Word(last, knownKeys[table], 3)
 	if best == "" {
 		return ""
 	}
 	return ` (did you mean "` + best + `"?)`
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jmespath-community/go-jmespath/pkg/functions"
 	"github.com/jmespath-community/go-jmespath/pkg/parsing"
+
+	"github.com/databrew/databrew-stage/internal/closest"
 )
 
 // The bounds of a JMESPath expression. The library's parser and evaluator
@@ -284,35 +286,9 @@ func typeNames(types []functions.JpType) string {
 // suggestFunc returns " (did you mean f()?)" for the function name
 // closest to name, when one is close.
 func suggestFunc(name string) string {
-	best, bestDist := "", 3
-	for _, f := range slices.Sorted(maps.Keys(jmespathFuncs)) {
-		if d := editDistance(name, f); d < bestDist {
-			best, bestDist = f, d
-		}
-	}
+	best := closest.Word(name, slices.Sorted(maps.Keys(jmespathFuncs)), 3)
 	if best == "" {
 		return ""
 	}
 	return " (did you mean " + best + "()?)"
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

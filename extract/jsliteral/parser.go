@@ -84,18 +84,7 @@ func (p *parser) keyword() error {
 // object reads { key: value, ... } with identifier or quoted keys and an
 // optional trailing comma.
 func (p *parser) object(depth int) error {
-	p.i++
-	p.out = append(p.out, '{')
-	for first := true; ; first = false {
-		p.skip()
-		if p.i < len(p.src) && p.src[p.i] == '}' {
-			p.i++
-			p.out = append(p.out, '}')
-			return nil
-		}
-		if !first {
-			p.out = append(p.out, ',')
-		}
+	return p.list('{', '}', func() error {
 		key, err := p.key()
 		if err != nil {
 			return err
@@ -107,18 +96,8 @@ func (p *parser) object(depth int) error {
 		}
 		p.i++
 		p.out = append(p.out, ':')
-		if err := p.value(depth); err != nil {
-			return err
-		}
-		p.skip()
-		switch {
-		case p.i < len(p.src) && p.src[p.i] == ',':
-			p.i++
-		case p.i < len(p.src) && p.src[p.i] == '}':
-		default:
-			return p.unexpected("a , or a }")
-		}
-	}
+		return p.value(depth)
+	})
 }
 
 // key reads an object key: a string literal or an identifier name.
@@ -139,28 +118,35 @@ func (p *parser) key() (string, error) {
 
 // array reads [ value, ... ] with an optional trailing comma.
 func (p *parser) array(depth int) error {
+	return p.list('[', ']', func() error { return p.value(depth) })
+}
+
+// list reads the elements of an object or an array, opened by open at
+// p.i, each with elem, separated by commas, with an optional trailing one
+// before close.
+func (p *parser) list(open, close byte, elem func() error) error {
 	p.i++
-	p.out = append(p.out, '[')
+	p.out = append(p.out, open)
 	for first := true; ; first = false {
 		p.skip()
-		if p.i < len(p.src) && p.src[p.i] == ']' {
+		if p.i < len(p.src) && p.src[p.i] == close {
 			p.i++
-			p.out = append(p.out, ']')
+			p.out = append(p.out, close)
 			return nil
 		}
 		if !first {
 			p.out = append(p.out, ',')
 		}
-		if err := p.value(depth); err != nil {
+		if err := elem(); err != nil {
 			return err
 		}
 		p.skip()
 		switch {
 		case p.i < len(p.src) && p.src[p.i] == ',':
 			p.i++
-		case p.i < len(p.src) && p.src[p.i] == ']':
+		case p.i < len(p.src) && p.src[p.i] == close:
 		default:
-			return p.unexpected("a , or a ]")
+			return p.unexpected(fmt.Sprintf("a , or a %c", close))
 		}
 	}
 }
