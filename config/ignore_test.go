@@ -129,3 +129,31 @@ func TestScriptSources(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryProblemIsReportedAtOnce(t *testing.T) {
+	_, err := Parse("books.toml", []byte(`name = "books"
+start_urls = ["http://127.0.0.1:8390/"]
+colour = "red"
+
+[policy]
+timeout = "soon"
+concurency = 3
+
+[listing]
+item_links = "a"
+
+[item.fields]
+title = { css = "h1", type = "float" }
+`))
+	want := []string{
+		"books.toml:3: colour: unknown key",
+		`books.toml:6: policy.timeout: invalid duration "soon"`,
+		`books.toml:7: policy.concurency: unknown key (did you mean "concurrency"?)`,
+		`books.toml:13: item.fields.title.type: unknown type "float"`,
+	}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Fatalf("err = %v\nwant it to hold %q", err, w)
+		}
+	}
+}

@@ -43,10 +43,16 @@ func ParseWith(file string, data []byte, opts Options) (*Config, error) {
 	raw := defaults()
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&raw); err != nil {
-		return nil, decodeErrors(file, err, indexKeys(data))
-	}
 	v := &validator{file: file, keys: indexKeys(data), getenv: opts.Getenv}
+	if err := dec.Decode(&raw); err != nil {
+		var strict *toml.StrictMissingError
+		if !errors.As(err, &strict) {
+			return nil, decodeErrors(file, err, v.keys)
+		}
+		// Unknown keys: the rest of the file was decoded, and is checked
+		// too, so every problem is reported at once.
+		v.errs = append(v.errs, decodeErrors(file, err, v.keys).(Errors)...)
+	}
 	for _, m := range v.keys.miscased {
 		v.errorf(m.key, "unknown key (did you mean %q?)", m.want)
 	}
