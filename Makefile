@@ -1,12 +1,20 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build tools test test-short test-crash fuzz lint demo bench clean
+.PHONY: all build install tools test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/databrew-stage
+
+## install: go install the binary into GOBIN (default: GOPATH/bin), and say
+## whether that folder is on the PATH
+install:
+	$(GO) install ./cmd/databrew-stage
+	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
+	case ":$$PATH:" in *":$$dir:"*) echo "databrew-stage is installed in $$dir (on your PATH)";; \
+	*) echo "databrew-stage is installed in $$dir, which is not on your PATH: add it with export PATH=\"$$dir:\$$PATH\"";; esac
 
 ## tools: the programs tests run, installed into bin/tools when missing:
 ## versitygw, the S3 server of internal/s3test, and Azurite, the Azure Blob

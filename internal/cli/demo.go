@@ -14,12 +14,17 @@ import (
 	"github.com/databrew/databrew-stage/stage"
 )
 
-const demoUsage = `Usage: databrew-stage demo [--dir DIR] [--items N]
+const demoUsage = `Usage: databrew-stage demo [--dir DIR] [--items N] [--serve [--port N]]
 
 Serves a bundled catalog site on a loopback port, writes a config for it in
 DIR, crawls it, changes the catalog (new prices, removed and new items),
 crawls again, and prints both verdicts. Works offline. DIR is reset at the
-start of each demo (only if an earlier demo made it).`
+start of each demo (only if an earlier demo made it).
+
+With --serve it crawls nothing: it keeps the catalog up on --port until
+Ctrl+C, with a config for it in DIR (kept when it is there, so edits
+survive), and says how to check and run it, change the catalog and take
+the site down and back up, from another terminal.`
 
 const demoMarker = ".databrew-demo"
 
@@ -27,11 +32,21 @@ func demoCmd(args []string, env Env) int {
 	fs := newFlags("demo", demoUsage, env)
 	dir := fs.String("dir", "databrew-demo", "folder for the demo's config, state and output")
 	items := fs.Int("items", 60, "items in the demo catalog")
+	serve := fs.Bool("serve", false, "keep the catalog up until Ctrl+C instead of crawling it")
+	port := fs.Int("port", 8390, "with --serve, the loopback port to serve on (0 picks a free one)")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
 	}
 	if *items < 10 || *items > 100_000 {
 		return usageError(env, "demo", "--items must be between 10 and 100000")
+	}
+	if *port < 0 || *port > 65535 {
+		return usageError(env, "demo", "--port must be between 0 and 65535")
+	}
+	if *serve {
+		ctx, stopSignals := withSignals(context.Background(), env.Stderr)
+		defer stopSignals()
+		return demoServe(ctx, env, *dir, fmt.Sprintf("127.0.0.1:%d", *port), *items)
 	}
 	if err := resetDemoDir(*dir); err != nil {
 		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
@@ -70,8 +85,9 @@ func demoCmd(args []string, env Env) int {
 	if !demoRun(ctx, cfg, env) {
 		return ExitFailed
 	}
-	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s; the exports and _verdict.json in %s\nTry: databrew-stage report %s\n",
-		relPath(cfg.Storage), relPath(cfg.Output), cfgPath)
+	bin := commandName()
+	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s; the exports and _verdict.json in %s\nTry: %s report %s\nTo keep a catalog up to edit the config and run it yourself: %s demo --serve\n",
+		relPath(cfg.Storage), relPath(cfg.Output), bin, cfgPath, bin)
 	return ExitOK
 }
 
