@@ -214,6 +214,10 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.stats.requests.Add(1)
 	s.stats.countPath(r.URL.Path)
+	if p, ok := s.cat.(poster); ok && r.Method == http.MethodPost {
+		p.servePost(w, r, n)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, r, http.StatusMethodNotAllowed)
