@@ -228,6 +228,7 @@ var shopCases = []struct {
 	{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
 	{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
 	{"variants", shopsites.Variants, shopsites.Options{}},
+	{"shopify products.json", shopsites.Shopify, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

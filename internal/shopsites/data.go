@@ -123,3 +123,12 @@ func twoDigits(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// slugAccents spells accented letters in ASCII, for URL slugs.
+var slugAccents = strings.NewReplacer("é", "e", "è", "e", "É", "e", "ç", "c", "ñ", "n", "ï", "i", "û", "u",
+	"ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss", "Ä", "ae", "Ö", "oe", "Ü", "ue", "'", "", "’", "")
+
+// slug returns a URL slug for name and product n: "cafe-mug-5".
+func slug(name string, n int) string {
+	return lower(strings.ReplaceAll(slugAccents.Replace(name), " ", "-")) + "-" + strconv.Itoa(n)
+}

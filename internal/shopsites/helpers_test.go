@@ -41,6 +41,7 @@ func allShops() []testShop {
 		{"gated-cookie", Gated, Options{}, 20},
 		{"gated-token", Gated, Options{Token: testToken}, 20},
 		{"variants", Variants, Options{}, 30},
+		{"shopify", Shopify, Options{}, 34},
 	}
 }
 

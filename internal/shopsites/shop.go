@@ -41,11 +41,15 @@ const (
 	Gated Kind = "gated"
 	// Variants: one item per row of a product page's variant table.
 	Variants Kind = "variants"
+	// Shopify: a Shopify shop's /products.json?page=N, products with
+	// variants and images, an empty array past the last page.
+	Shopify Kind = "shopify"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
-	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants}
+	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
+		Shopify}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -170,6 +174,8 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newGated(&s.opts)
 	case Variants:
 		s.cat = newVariants(&s.opts)
+	case Shopify:
+		s.cat = newShopify(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}

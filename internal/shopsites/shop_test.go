@@ -19,7 +19,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		kind Kind
 		opts Options
 	}{
-		{"shopify", Options{}},
+		{"magento", Options{}},
 		{JSONLD, Options{Products: -1}},
 		{Params, Options{PerPage: -3}},
 		{JSONAPI, Options{API: "graphql"}},

@@ -1,0 +1,31 @@
+package stage
+
+import (
+	"testing"
+
+	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// The eight shops of SPEC 6c ("Why") each need one of its features; the
+// tests below assert what that feature does on them, beyond the truth
+// TestShops checks.
+
+// expectClean checks that a run succeeded and completed a traversal
+// without a gap, so removals could be judged.
+func expectClean(t *testing.T, rep verdict.RunReport) {
+	t.Helper()
+	expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
+	if rep.CoverageGaps != 0 || !rep.Traversal.Completed || rep.Traversal.Gaps != 0 {
+		t.Fatalf("gaps %+v, traversal %+v; want a clean traversal", rep.Gaps, rep.Traversal)
+	}
+}
+
+func TestShop_ShopifyPagesEndOnTheEmptyProductsArray(t *testing.T) {
+	shop, _, rep, _ := shopRun(t, shopsites.Shopify, shopsites.Options{})
+	expectClean(t, rep)
+	// Pages 1-3 hold the 34 products, page 4 is {"products": []}: the end.
+	if rep.Requests.Total != 4 || rep.Requests.Neutral != 1 || shop.Requests() != 4 || shop.PageRequests("/products.json") != 4 {
+		t.Fatalf("requests %+v, %d to the shop; want 4 pages of products.json, the last an empty end", rep.Requests, shop.Requests())
+	}
+}
