@@ -29,3 +29,21 @@ func TestShop_ShopifyPagesEndOnTheEmptyProductsArray(t *testing.T) {
 		t.Fatalf("requests %+v, %d to the shop; want 4 pages of products.json, the last an empty end", rep.Requests, shop.Requests())
 	}
 }
+
+func TestShop_WooCommerceStoreAPIIsPagedByItsLinkHeaders(t *testing.T) {
+	shop, _, rep, _ := shopRun(t, shopsites.WooCommerce, shopsites.Options{API: shopsites.WooStore})
+	expectClean(t, rep)
+	// Three pages and no request past the last: only the Link header
+	// names a next page.
+	if rep.Requests.Total != 3 || shop.Requests() != 3 {
+		t.Fatalf("requests %+v, %d to the shop; want the 3 pages", rep.Requests, shop.Requests())
+	}
+}
+
+func TestShop_WordPressCoreEndsOnA400WithoutAGap(t *testing.T) {
+	_, _, rep, _ := shopRun(t, shopsites.WooCommerce, shopsites.Options{API: shopsites.WooCore})
+	expectClean(t, rep)
+	if rep.Requests.Total != 4 || rep.Requests.Neutral != 1 || rep.Requests.Failed != 0 {
+		t.Fatalf("requests %+v; want 3 pages and page 4's 400 as the end", rep.Requests)
+	}
+}

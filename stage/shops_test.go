@@ -229,6 +229,8 @@ var shopCases = []struct {
 	{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
 	{"variants", shopsites.Variants, shopsites.Options{}},
 	{"shopify products.json", shopsites.Shopify, shopsites.Options{}},
+	{"woocommerce store api by link headers", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooStore}},
+	{"wordpress core api ending on a 400", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooCore}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

@@ -42,6 +42,8 @@ func allShops() []testShop {
 		{"gated-token", Gated, Options{Token: testToken}, 20},
 		{"variants", Variants, Options{}, 30},
 		{"shopify", Shopify, Options{}, 34},
+		{"woocommerce-store", WooCommerce, Options{API: WooStore}, 36},
+		{"woocommerce-wp", WooCommerce, Options{API: WooCore}, 36},
 	}
 }
 

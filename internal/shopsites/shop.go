@@ -44,12 +44,15 @@ const (
 	// Shopify: a Shopify shop's /products.json?page=N, products with
 	// variants and images, an empty array past the last page.
 	Shopify Kind = "shopify"
+	// WooCommerce: the WooCommerce Store API, a JSON array a page with the
+	// next page only in a Link header (Options.API: WooStore, WooCore).
+	WooCommerce Kind = "woocommerce"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify}
+		Shopify, WooCommerce}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -62,6 +65,16 @@ const (
 	// URL in a data-next-api attribute; product pages embed their data in
 	// script#__NEXT_DATA__.
 	APIGrid = "grid"
+)
+
+// The Options.API values of the WooCommerce shop.
+const (
+	// WooStore: the Store API, /wp-json/wc/store/v1/products, followed by
+	// its Link headers.
+	WooStore = "store"
+	// WooCore: WordPress core's REST route /wp-json/wp/v2/product, read
+	// with pages; it answers 400 past the last page.
+	WooCore = "wp"
 )
 
 // TokenEnv is the environment variable the Gated shop's bearer config
@@ -84,7 +97,9 @@ type Options struct {
 	// EndWith404 (Params) makes the page after the last one answer 404
 	// instead of a 200 "No results" page.
 	EndWith404 bool
-	// API (JSONAPI) is APIFull (default), APILinks or APIGrid.
+	// API chooses the variant of a kind that has several: JSONAPI takes
+	// APIFull (default), APILinks or APIGrid.
+	// WooCommerce takes WooStore (default) or WooCore.
 	API string
 	// Token (Gated) replaces the consent cookie gate by a bearer token
 	// gate: catalog pages answer 401 unless the request carries
@@ -176,6 +191,14 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newVariants(&s.opts)
 	case Shopify:
 		s.cat = newShopify(&s.opts)
+	case WooCommerce:
+		if s.opts.API == "" {
+			s.opts.API = WooStore
+		}
+		if s.opts.API != WooStore && s.opts.API != WooCore {
+			return nil, fmt.Errorf("shopsites: unknown WooCommerce API %q", s.opts.API)
+		}
+		s.cat = newWoo(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}

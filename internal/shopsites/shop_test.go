@@ -24,6 +24,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Params, Options{PerPage: -3}},
 		{JSONAPI, Options{API: "graphql"}},
 		{Gated, Options{Token: "two words"}},
+		{WooCommerce, Options{API: APIFull}},
 	} {
 		if _, err := New(c.kind, c.opts); err == nil {
 			t.Errorf("New(%q, %+v) succeeded, want an error", c.kind, c.opts)
