@@ -47,3 +47,18 @@ func TestShop_WordPressCoreEndsOnA400WithoutAGap(t *testing.T) {
 		t.Fatalf("requests %+v; want 3 pages and page 4's 400 as the end", rep.Requests)
 	}
 }
+
+func TestShop_OffsetAPIIsPagedByItsLimit(t *testing.T) {
+	shop, _, rep, _ := shopRun(t, shopsites.Offset, shopsites.Options{API: shopsites.OffsetPages})
+	expectClean(t, rep)
+	// Offsets 0, 12, 24 and the empty 36: with a step of 1 it would be 36
+	// requests, each page overlapping the one before.
+	if rep.Requests.Total != 4 || shop.Requests() != 4 {
+		t.Fatalf("requests %+v; want offsets 0, 12, 24 and 36", rep.Requests)
+	}
+	shop, _, rep, _ = shopRun(t, shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor})
+	expectClean(t, rep)
+	if rep.Requests.Total != 3 || shop.Requests() != 3 {
+		t.Fatalf("cursor: requests %+v; want 3 pages, the last without a next cursor", rep.Requests)
+	}
+}

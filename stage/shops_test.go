@@ -231,6 +231,8 @@ var shopCases = []struct {
 	{"shopify products.json", shopsites.Shopify, shopsites.Options{}},
 	{"woocommerce store api by link headers", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooStore}},
 	{"wordpress core api ending on a 400", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooCore}},
+	{"offset api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetPages}},
+	{"cursor api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

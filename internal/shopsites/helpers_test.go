@@ -44,6 +44,8 @@ func allShops() []testShop {
 		{"shopify", Shopify, Options{}, 34},
 		{"woocommerce-store", WooCommerce, Options{API: WooStore}, 36},
 		{"woocommerce-wp", WooCommerce, Options{API: WooCore}, 36},
+		{"offset-pages", Offset, Options{API: OffsetPages}, 35},
+		{"offset-cursor", Offset, Options{API: OffsetCursor}, 35},
 	}
 }
 

@@ -47,12 +47,15 @@ const (
 	// WooCommerce: the WooCommerce Store API, a JSON array a page with the
 	// next page only in a Link header (Options.API: WooStore, WooCore).
 	WooCommerce Kind = "woocommerce"
+	// Offset: a commercetools-style "load more" API paged by offset
+	// (Options.API: OffsetPages, OffsetCursor).
+	Offset Kind = "offset"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce}
+		Shopify, WooCommerce, Offset}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -75,6 +78,14 @@ const (
 	// WooCore: WordPress core's REST route /wp-json/wp/v2/product, read
 	// with pages; it answers 400 past the last page.
 	WooCore = "wp"
+)
+
+// The Options.API values of the Offset shop.
+const (
+	// OffsetPages: ?offset=N pages, read with pages and a step.
+	OffsetPages = "offset"
+	// OffsetCursor: ?cursor=C pages, each naming the next one's cursor.
+	OffsetCursor = "cursor"
 )
 
 // TokenEnv is the environment variable the Gated shop's bearer config
@@ -100,6 +111,7 @@ type Options struct {
 	// API chooses the variant of a kind that has several: JSONAPI takes
 	// APIFull (default), APILinks or APIGrid.
 	// WooCommerce takes WooStore (default) or WooCore.
+	// Offset takes OffsetPages (default) or OffsetCursor.
 	API string
 	// Token (Gated) replaces the consent cookie gate by a bearer token
 	// gate: catalog pages answer 401 unless the request carries
@@ -199,6 +211,14 @@ func New(kind Kind, opts Options) (*Shop, error) {
 			return nil, fmt.Errorf("shopsites: unknown WooCommerce API %q", s.opts.API)
 		}
 		s.cat = newWoo(&s.opts)
+	case Offset:
+		if s.opts.API == "" {
+			s.opts.API = OffsetPages
+		}
+		if s.opts.API != OffsetPages && s.opts.API != OffsetCursor {
+			return nil, fmt.Errorf("shopsites: unknown offset API %q", s.opts.API)
+		}
+		s.cat = newOffset(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}

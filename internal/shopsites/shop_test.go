@@ -25,6 +25,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{JSONAPI, Options{API: "graphql"}},
 		{Gated, Options{Token: "two words"}},
 		{WooCommerce, Options{API: APIFull}},
+		{Offset, Options{API: WooCore}},
 	} {
 		if _, err := New(c.kind, c.opts); err == nil {
 			t.Errorf("New(%q, %+v) succeeded, want an error", c.kind, c.opts)
