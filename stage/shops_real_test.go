@@ -1,6 +1,8 @@
 package stage
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/shopsites"
@@ -60,5 +62,20 @@ func TestShop_OffsetAPIIsPagedByItsLimit(t *testing.T) {
 	expectClean(t, rep)
 	if rep.Requests.Total != 3 || shop.Requests() != 3 {
 		t.Fatalf("cursor: requests %+v; want 3 pages, the last without a next cursor", rep.Requests)
+	}
+}
+
+func TestShop_GraphQLStorefrontIsReadByPostWithACursorInTheBody(t *testing.T) {
+	const token = "shpat-0n1y-p0st"
+	t.Setenv(shopsites.TokenEnv, token)
+	shop, _, rep, _ := shopRun(t, shopsites.GraphQL, shopsites.Options{Token: token})
+	expectClean(t, rep)
+	// The endpoint answers GET with 405: every request was a POST with
+	// the token, the cursor in its body.
+	if rep.Requests.Total != 3 || shop.PageRequests("/api/2025-01/graphql.json") != 3 || shop.Requests() != 3 {
+		t.Fatalf("requests %+v, %d to the shop; want 3 POSTs", rep.Requests, shop.Requests())
+	}
+	if b, _ := json.Marshal(rep); strings.Contains(string(b), token) {
+		t.Fatal("the verdict holds the token")
 	}
 }

@@ -233,6 +233,7 @@ var shopCases = []struct {
 	{"wordpress core api ending on a 400", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooCore}},
 	{"offset api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetPages}},
 	{"cursor api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor}},
+	{"graphql storefront", shopsites.GraphQL, shopsites.Options{Token: "shpat-st0refr0nt"}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

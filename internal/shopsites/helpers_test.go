@@ -46,6 +46,7 @@ func allShops() []testShop {
 		{"woocommerce-wp", WooCommerce, Options{API: WooCore}, 36},
 		{"offset-pages", Offset, Options{API: OffsetPages}, 35},
 		{"offset-cursor", Offset, Options{API: OffsetCursor}, 35},
+		{"graphql", GraphQL, Options{Token: testToken}, 36},
 	}
 }
 

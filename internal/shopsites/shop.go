@@ -50,12 +50,15 @@ const (
 	// Offset: a commercetools-style "load more" API paged by offset
 	// (Options.API: OffsetPages, OffsetCursor).
 	Offset Kind = "offset"
+	// GraphQL: a Storefront-API-shaped GraphQL endpoint that answers only
+	// POST, behind a token header (Options.Token).
+	GraphQL Kind = "graphql"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset}
+		Shopify, WooCommerce, Offset, GraphQL}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -89,7 +92,7 @@ const (
 )
 
 // TokenEnv is the environment variable the Gated shop's bearer config
-// reads its token from.
+// reads its token from, and the GraphQL shop's config too.
 const TokenEnv = "SHOP_TOKEN"
 
 // ConsentCookie is the cookie the Gated shop's consent URL sets and its
@@ -116,6 +119,8 @@ type Options struct {
 	// Token (Gated) replaces the consent cookie gate by a bearer token
 	// gate: catalog pages answer 401 unless the request carries
 	// "Authorization: Bearer " + Token.
+	// GraphQL requires it: the endpoint answers 401 unless the request
+	// carries it in the X-Shopify-Storefront-Access-Token header.
 	Token string
 	// DriftAfter (JSONLD), when positive, makes every product page served
 	// after the site's first DriftAfter requests (robots.txt not counted)
@@ -219,6 +224,11 @@ func New(kind Kind, opts Options) (*Shop, error) {
 			return nil, fmt.Errorf("shopsites: unknown offset API %q", s.opts.API)
 		}
 		s.cat = newOffset(&s.opts)
+	case GraphQL:
+		if s.opts.Token == "" || strings.ContainsAny(s.opts.Token, " \t\r\n") {
+			return nil, fmt.Errorf("shopsites: the GraphQL shop needs a token without white space")
+		}
+		s.cat = newGraphQL(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}
