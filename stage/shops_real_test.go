@@ -79,3 +79,13 @@ func TestShop_GraphQLStorefrontIsReadByPostWithACursorInTheBody(t *testing.T) {
 		t.Fatal("the verdict holds the token")
 	}
 }
+
+func TestShop_NextJSListingIsReadAsCardsFromNextData(t *testing.T) {
+	shop, _, rep, _ := shopRun(t, shopsites.NextJS, shopsites.Options{})
+	expectClean(t, rep)
+	// 4 listing pages carry the 38 products: no product page is fetched
+	// (the HTML links only 4 products a page).
+	if rep.Requests.Total != 4 || shop.Requests() != 4 || shop.PageRequests("/category/all") != 4 {
+		t.Fatalf("requests %+v, %d to the shop; want the 4 listing pages only", rep.Requests, shop.Requests())
+	}
+}

@@ -234,6 +234,7 @@ var shopCases = []struct {
 	{"offset api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetPages}},
 	{"cursor api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor}},
 	{"graphql storefront", shopsites.GraphQL, shopsites.Options{Token: "shpat-st0refr0nt"}},
+	{"next.js listing data", shopsites.NextJS, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

@@ -47,6 +47,7 @@ func allShops() []testShop {
 		{"offset-pages", Offset, Options{API: OffsetPages}, 35},
 		{"offset-cursor", Offset, Options{API: OffsetCursor}, 35},
 		{"graphql", GraphQL, Options{Token: testToken}, 36},
+		{"nextjs", NextJS, Options{}, 38},
 	}
 }
 

@@ -53,12 +53,15 @@ const (
 	// GraphQL: a Storefront-API-shaped GraphQL endpoint that answers only
 	// POST, behind a token header (Options.Token).
 	GraphQL Kind = "graphql"
+	// NextJS: listing pages whose script#__NEXT_DATA__ holds every product
+	// of the page.
+	NextJS Kind = "nextjs"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset, GraphQL}
+		Shopify, WooCommerce, Offset, GraphQL, NextJS}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -229,6 +232,8 @@ func New(kind Kind, opts Options) (*Shop, error) {
 			return nil, fmt.Errorf("shopsites: the GraphQL shop needs a token without white space")
 		}
 		s.cat = newGraphQL(&s.opts)
+	case NextJS:
+		s.cat = newNextJS(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}
