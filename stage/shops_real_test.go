@@ -89,3 +89,23 @@ func TestShop_NextJSListingIsReadAsCardsFromNextData(t *testing.T) {
 		t.Fatalf("requests %+v, %d to the shop; want the 4 listing pages only", rep.Requests, shop.Requests())
 	}
 }
+
+func TestShop_VueLinksAndFieldsComeFromTheInitialState(t *testing.T) {
+	shop, base, rep, _ := shopRun(t, shopsites.Vue, shopsites.Options{})
+	expectClean(t, rep)
+	truth := shop.Truth(base)
+	if rep.Requests.Total != 3+len(truth) {
+		t.Fatalf("requests %+v; want 3 listing pages and %d product pages linked from the state", rep.Requests, len(truth))
+	}
+	undefined := 0
+	for _, p := range truth {
+		if p.Values["rating"] == nil {
+			undefined++
+		}
+	}
+	for name, c := range rep.Fields {
+		if want := map[string]int{"rating": undefined}[name]; c.FoundNothing != want {
+			t.Errorf("field %s found nothing on %d items, want %d (rating is undefined on %d)", name, c.FoundNothing, want, undefined)
+		}
+	}
+}

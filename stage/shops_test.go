@@ -235,6 +235,7 @@ var shopCases = []struct {
 	{"cursor api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor}},
 	{"graphql storefront", shopsites.GraphQL, shopsites.Options{Token: "shpat-st0refr0nt"}},
 	{"next.js listing data", shopsites.NextJS, shopsites.Options{}},
+	{"vue initial state", shopsites.Vue, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

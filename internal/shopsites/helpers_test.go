@@ -48,6 +48,7 @@ func allShops() []testShop {
 		{"offset-cursor", Offset, Options{API: OffsetCursor}, 35},
 		{"graphql", GraphQL, Options{Token: testToken}, 36},
 		{"nextjs", NextJS, Options{}, 38},
+		{"vue", Vue, Options{}, 36},
 	}
 }
 

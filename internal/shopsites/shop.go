@@ -56,12 +56,15 @@ const (
 	// NextJS: listing pages whose script#__NEXT_DATA__ holds every product
 	// of the page.
 	NextJS Kind = "nextjs"
+	// Vue: a Vue storefront whose pages carry their data only in a
+	// window.__INITIAL_STATE__ object literal.
+	Vue Kind = "vue"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset, GraphQL, NextJS}
+		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -234,6 +237,8 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newGraphQL(&s.opts)
 	case NextJS:
 		s.cat = newNextJS(&s.opts)
+	case Vue:
+		s.cat = newVue(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}

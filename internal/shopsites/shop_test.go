@@ -216,7 +216,8 @@ func TestConfigMatchesTruth(t *testing.T) {
 				_, css := f["css"]
 				_, jsonld := f["jsonld"]
 				_, expr := f["json"]
-				if !css && !jsonld && !expr {
+				_, js := f["js"]
+				if !css && !jsonld && !expr && !js {
 					t.Errorf("field %s has no source", c.Name)
 				}
 			}
