@@ -109,3 +109,58 @@ func TestShop_VueLinksAndFieldsComeFromTheInitialState(t *testing.T) {
 		}
 	}
 }
+
+// sessionRuns crawls the shop twice, changing prices between, and
+// returns the second run's verdict and rows. The shop writes a fresh
+// session ID into its links on every page.
+func sessionRuns(t *testing.T, kind shopsites.Kind, opts shopsites.Options, prices map[string]int64) (*shopCrawl, verdict.RunReport, map[string]map[string]any) {
+	t.Helper()
+	c := newShopCrawl(t, kind, opts, (*shopsites.Shop).Config)
+	c.cfg.Export.Tombstones = true
+	rep := c.run()
+	expectClean(t, rep)
+	total := rep.Items.New
+	for key, cents := range prices {
+		if err := c.shop.SetPrice(key, cents); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep = c.run()
+	expectClean(t, rep)
+	if rep.Items.Changed != len(prices) || rep.Items.Unchanged != total-len(prices) || rep.Items.DuplicateKeys != 0 || rep.Items.Removed != 0 {
+		t.Fatalf("second run: items %+v; want the %d price changes, nothing else", rep.Items, len(prices))
+	}
+	rows := runRows(t, rep.Export.Path)
+	if len(rows) != len(prices) {
+		t.Fatalf("second run exported %d rows, want the %d changes", len(rows), len(prices))
+	}
+	for key, cents := range prices {
+		if row := rows[key]; row == nil || row["_change"] != "changed" || row["price"] != float64(cents)/100 {
+			t.Fatalf("row %s = %v; want the changed price %d cents", key, row, cents)
+		}
+	}
+	return c, rep, rows
+}
+
+func TestShop_OsCommerceChangesBehindFreshSessionIDsAreExported(t *testing.T) {
+	prices := map[string]int64{"OS-0002": 1_234_56, "OS-0011": 9_99, "OS-0030": 45_00}
+	c, _, rows := sessionRuns(t, shopsites.OsCommerce, shopsites.Options{}, prices)
+	for _, p := range c.shop.Truth(c.base) {
+		if row, ok := rows[p.Key]; ok && row["_url"] != p.URL {
+			t.Errorf("%s: _url %v, want %s: osCsid is on the built-in list", p.Key, row["_url"], p.URL)
+		}
+	}
+}
+
+func TestShop_AnUnlistedSessionParameterStillHasChangesExported(t *testing.T) {
+	// MODsid is no name of the built-in list and the config lists none:
+	// every run links each product under a new URL, and its key moves
+	// there because the old URL is gone.
+	prices := map[string]int64{"OS-0005": 77_70, "OS-0024": 1_999_00}
+	_, _, rows := sessionRuns(t, shopsites.OsCommerce, shopsites.Options{SessionParam: "MODsid"}, prices)
+	for key, row := range rows {
+		if u, _ := row["_url"].(string); !strings.Contains(u, "&MODsid=") {
+			t.Errorf("%s: _url %q; the key holder is the URL the shop linked this run", key, u)
+		}
+	}
+}

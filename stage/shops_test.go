@@ -128,6 +128,17 @@ func exportedRows(t *testing.T, output string) map[string]map[string]any {
 	return parquetRows(t, append(files, sharded...))
 }
 
+// runRows reads the files of one published run folder as exportedRows
+// does.
+func runRows(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if len(files) == 0 {
+		t.Fatalf("%s holds no Parquet file", dir)
+	}
+	return parquetRows(t, files)
+}
+
 // parquetRows reads published part files, keyed by _key.
 func parquetRows(t *testing.T, files []string) map[string]map[string]any {
 	t.Helper()
@@ -236,6 +247,7 @@ var shopCases = []struct {
 	{"graphql storefront", shopsites.GraphQL, shopsites.Options{Token: "shpat-st0refr0nt"}},
 	{"next.js listing data", shopsites.NextJS, shopsites.Options{}},
 	{"vue initial state", shopsites.Vue, shopsites.Options{}},
+	{"oscommerce in windows-1252 with session ids", shopsites.OsCommerce, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

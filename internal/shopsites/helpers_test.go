@@ -49,6 +49,8 @@ func allShops() []testShop {
 		{"graphql", GraphQL, Options{Token: testToken}, 36},
 		{"nextjs", NextJS, Options{}, 38},
 		{"vue", Vue, Options{}, 36},
+		{"oscommerce", OsCommerce, Options{}, 36},
+		{"oscommerce-modsid", OsCommerce, Options{SessionParam: "MODsid"}, 36},
 	}
 }
 

@@ -59,12 +59,15 @@ const (
 	// Vue: a Vue storefront whose pages carry their data only in a
 	// window.__INITIAL_STATE__ object literal.
 	Vue Kind = "vue"
+	// OsCommerce: an osCommerce shop in windows-1252 whose links carry a
+	// fresh session ID (Options.SessionParam).
+	OsCommerce Kind = "oscommerce"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue}
+		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -128,6 +131,9 @@ type Options struct {
 	// GraphQL requires it: the endpoint answers 401 unless the request
 	// carries it in the X-Shopify-Storefront-Access-Token header.
 	Token string
+	// SessionParam (OsCommerce) is the name of the session ID parameter
+	// the shop's links carry; "" means osCsid.
+	SessionParam string
 	// DriftAfter (JSONLD), when positive, makes every product page served
 	// after the site's first DriftAfter requests (robots.txt not counted)
 	// drop its Product JSON-LD, as after a redesign, so every item page
@@ -239,6 +245,14 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newNextJS(&s.opts)
 	case Vue:
 		s.cat = newVue(&s.opts)
+	case OsCommerce:
+		if s.opts.SessionParam == "" {
+			s.opts.SessionParam = "osCsid"
+		}
+		if !validParamName(s.opts.SessionParam) {
+			return nil, fmt.Errorf("shopsites: session parameter %q is no plain name", s.opts.SessionParam)
+		}
+		s.cat = newOsCommerce(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}

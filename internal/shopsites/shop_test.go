@@ -28,6 +28,7 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Offset, Options{API: WooCore}},
 		{GraphQL, Options{}},
 		{GraphQL, Options{Token: "two words"}},
+		{OsCommerce, Options{SessionParam: "sid&x"}},
 	} {
 		if _, err := New(c.kind, c.opts); err == nil {
 			t.Errorf("New(%q, %+v) succeeded, want an error", c.kind, c.opts)
