@@ -248,6 +248,7 @@ var shopCases = []struct {
 	{"next.js listing data", shopsites.NextJS, shopsites.Options{}},
 	{"vue initial state", shopsites.Vue, shopsites.Options{}},
 	{"oscommerce in windows-1252 with session ids", shopsites.OsCommerce, shopsites.Options{}},
+	{"swiss java shop", shopsites.Swiss, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

@@ -51,6 +51,7 @@ func allShops() []testShop {
 		{"vue", Vue, Options{}, 36},
 		{"oscommerce", OsCommerce, Options{}, 36},
 		{"oscommerce-modsid", OsCommerce, Options{SessionParam: "MODsid"}, 36},
+		{"swiss", Swiss, Options{}, 40},
 	}
 }
 

@@ -1,10 +1,14 @@
-// Package shopsites holds eight small in-memory shops, each built like a
-// common kind of real catalog site (JSON-LD product pages, microdata cards,
-// sitemaps only, ?page=N listings, a JSON API, messy European values, a
-// consent or token gate, variant tables), for end-to-end tests of the
-// config language. Each Shop serves a deterministic catalog, knows the
-// databrew-stage config a user would write for it (Config) and the rows a
-// correct crawl with that config must export (Truth).
+// Package shopsites holds sixteen small in-memory shops, each built like a
+// common kind of real catalog site, for end-to-end tests of the config
+// language: eight of SPEC section 6b (JSON-LD product pages, microdata
+// cards, sitemaps only, ?page=N listings, a JSON API, messy European
+// values, a consent or token gate, variant tables) and eight of section
+// 6c (Shopify's products.json, the WooCommerce Store API, an offset API,
+// a GraphQL storefront, a Next.js shop, a Vue storefront, an osCommerce
+// shop in windows-1252, a Swiss Java shop). Each Shop serves a
+// deterministic catalog, knows the databrew-stage config a user would
+// write for it (Config) and the rows a correct crawl with that config must
+// export (Truth).
 //
 // A Shop is an http.Handler and is safe for concurrent use.
 package shopsites
@@ -62,12 +66,15 @@ const (
 	// OsCommerce: an osCommerce shop in windows-1252 whose links carry a
 	// fresh session ID (Options.SessionParam).
 	OsCommerce Kind = "oscommerce"
+	// Swiss: a Swiss Java shop with ;jsessionid= path parameters and
+	// prices such as CHF 1'234.50.
+	Swiss Kind = "swiss"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce}
+		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce, Swiss}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -253,6 +260,8 @@ func New(kind Kind, opts Options) (*Shop, error) {
 			return nil, fmt.Errorf("shopsites: session parameter %q is no plain name", s.opts.SessionParam)
 		}
 		s.cat = newOsCommerce(&s.opts)
+	case Swiss:
+		s.cat = newSwiss(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}
