@@ -168,11 +168,8 @@ func NextPageNumber(raw, param string, step int) (string, bool) {
 	return SetPageNumber(u, param, n+max(step, 1)), true
 }
 
-// SetPageNumber is u with param set to n.
+// SetPageNumber is u with param set to n, the other query parameters in
+// their place and spelling.
 func SetPageNumber(u *url.URL, param string, n int) string {
-	v := *u
-	q := v.Query()
-	q.Set(param, strconv.Itoa(n))
-	v.RawQuery = q.Encode()
-	return v.String()
+	return withParam(u, param, strconv.Itoa(n))
 }

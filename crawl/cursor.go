@@ -33,7 +33,8 @@ func (l *ListingRequest) post() bool { return l != nil && strings.EqualFold(l.Me
 // page with the cursor as a query parameter, or in its body.
 type NextCursor struct {
 	// Param is the query parameter the cursor goes into, replacing one
-	// there: a string as it is, any other value as its JSON text.
+	// there: a string as it is, any other value as its JSON text. The other
+	// parameters keep their place and spelling.
 	Param string
 	// BodyPath are the members of the JSON body the cursor goes into, as
 	// its JSON value ("variables", "after"); objects missing on the path
@@ -62,10 +63,7 @@ func (c *NextCursor) nextCursorEntry(q Queued, value string) (Entry, error) {
 		if json.Unmarshal([]byte(value), &s) == nil {
 			text = s
 		}
-		qs := u.Query()
-		qs.Set(c.Param, text)
-		u.RawQuery = qs.Encode()
-		return Entry{URL: u.String(), Kind: KindListing}, nil
+		return Entry{URL: withParam(u, c.Param, text), Kind: KindListing}, nil
 	}
 	return Entry{URL: u.String() + "#" + cursorFragment + url.QueryEscape(value), Kind: KindListing}, nil
 }

@@ -40,6 +40,9 @@ type run struct {
 	phaseCancel context.CancelFunc
 
 	traversal verdict.Traversal
+	// firstDup is the run's first duplicate key, told at its end if the
+	// verdict still counts duplicates once keys have moved.
+	firstDup *DuplicateKey
 }
 
 // task is a URL to visit under the context of the phase it was sent in.
@@ -92,6 +95,10 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 			"changed", fin.Moves.Changed, "unchanged", fin.Moves.Unchanged)
 	}
 	r.tally.committed(fin.Moves)
+	if d := r.firstDup; d != nil && r.tally.duplicates() > 0 {
+		e.log.Warn(fmt.Sprintf("item key %q is yielded by %s and by %s: the item keeps the values of the first; items.duplicate_keys counts every page like the second",
+			shortURL(d.Key), d.HeldBy, d.AlsoAt), "key", shortURL(d.Key), "held_by", d.HeldBy, "also_at", d.AlsoAt)
+	}
 	return r.result(fin), r.storeErr
 }
 
@@ -335,9 +342,10 @@ func (r *run) committed(res committed) {
 		r.fail(err)
 		return
 	}
+	// A duplicate is told at the end of the run: a key whose holder the
+	// traversal did not link moves when it completes, and is none.
 	if d := r.tally.committed(counts); d != nil {
-		r.e.log.Warn(fmt.Sprintf("item key %q is yielded by %s and by %s: the item keeps the values of the first; items.duplicate_keys counts every page like the second",
-			shortURL(d.Key), d.HeldBy, d.AlsoAt), "key", shortURL(d.Key), "held_by", d.HeldBy, "also_at", d.AlsoAt)
+		r.firstDup = d
 	}
 }
 

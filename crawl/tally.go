@@ -125,6 +125,10 @@ func (t *tally) committed(c Committed) *DuplicateKey {
 	return nil
 }
 
+// duplicates counts the items the run did not store because another page
+// holds their key, once keys have moved (see fill).
+func (t *tally) duplicates() int { return max(t.items.DuplicateKeys-t.items.Moved, 0) }
+
 // productive reports whether the run stored a new item or a change.
 func (t *tally) productive() bool { return t.items.New+t.items.Changed > 0 }
 
@@ -139,7 +143,7 @@ func (t *tally) fill(res *Result) {
 	// A key that moved is stored after all: the duplicates that proposed
 	// the moves are not counted as such.
 	res.Items = verdict.ItemCounts{New: t.items.New, Changed: t.items.Changed, Unchanged: t.items.Unchanged,
-		Skipped: t.items.Skipped, DuplicateKeys: max(t.items.DuplicateKeys-t.items.Moved, 0)}
+		Skipped: t.items.Skipped, DuplicateKeys: t.duplicates()}
 	res.CoverageGaps = t.gaps()
 	res.Gaps = append([]verdict.Gap{}, t.gapSamples...)
 	for _, g := range t.failed {

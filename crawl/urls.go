@@ -103,3 +103,31 @@ func (s Scope) Allows(u *url.URL) bool {
 	}
 	return false
 }
+
+// withParam returns u with the query parameter name set to value: its
+// first occurrence takes the value in place and later ones go, or it is
+// added at the end; every other parameter keeps its place and spelling,
+// as the site wrote them. u is not changed.
+func withParam(u *url.URL, name, value string) string {
+	v := *u
+	pair := url.QueryEscape(name) + "=" + url.QueryEscape(value)
+	var kept []string
+	set := false
+	for _, p := range strings.Split(v.RawQuery, "&") {
+		k, _, _ := strings.Cut(p, "=")
+		if n, err := url.QueryUnescape(k); err == nil && n == name {
+			if !set {
+				kept, set = append(kept, pair), true
+			}
+			continue
+		}
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	if !set {
+		kept = append(kept, pair)
+	}
+	v.RawQuery = strings.Join(kept, "&")
+	return v.String()
+}

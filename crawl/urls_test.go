@@ -45,3 +45,35 @@ func TestScope(t *testing.T) {
 		}
 	}
 }
+
+func TestWithParamKeepsTheOtherParametersAsWritten(t *testing.T) {
+	for _, c := range []struct{ in, name, value, want string }{
+		{"http://h/p?limit=12", "offset", "0", "http://h/p?limit=12&offset=0"},
+		{"http://h/p?sort=price&page=1", "page", "2", "http://h/p?sort=price&page=2"},
+		{"http://h/p?q=:relevance&page=1&view=grid", "page", "2", "http://h/p?q=:relevance&page=2&view=grid"},
+		{"http://h/p?tag=a+b&page=1&page=7", "page", "3", "http://h/p?tag=a+b&page=3"},
+		{"http://h/p?z=1&cursor=old&a=2", "cursor", "eyJ9 +/", "http://h/p?z=1&cursor=eyJ9+%2B%2F&a=2"},
+		{"http://h/p", "cursor", "c1", "http://h/p?cursor=c1"},
+		{"http://h/p;jsessionid=X?a=1", "page", "0", "http://h/p;jsessionid=X?a=1&page=0"},
+		{"http://h/p?cat=3;4&page=1", "page", "2", "http://h/p?cat=3;4&page=2"},
+	} {
+		u, err := url.Parse(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := withParam(u, c.name, c.value); got != c.want {
+			t.Errorf("withParam(%s, %s, %q) = %s, want %s", c.in, c.name, c.value, got, c.want)
+		}
+		if u.String() != c.in {
+			t.Errorf("withParam changed its argument to %s", u)
+		}
+	}
+	u, _ := url.Parse("http://h/p?sort=price&page=1")
+	if got := SetPageNumber(u, "page", 2); got != "http://h/p?sort=price&page=2" {
+		t.Errorf("SetPageNumber = %s", got)
+	}
+	next, err := (&NextCursor{Param: "cursor"}).nextCursorEntry(Queued{Entry: Entry{URL: "http://h/api?limit=12&cursor=a"}}, `"b"`)
+	if err != nil || next.URL != "http://h/api?limit=12&cursor=b" {
+		t.Errorf("next cursor request %s, %v; want the limit kept before the cursor", next.URL, err)
+	}
+}

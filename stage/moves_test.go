@@ -1,7 +1,9 @@
 package stage
 
 import (
+	"bytes"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -87,6 +89,22 @@ func TestMoves_ChangesBehindSessionIDsInLinksAreExportedEveryRun(t *testing.T) {
 			}
 			assertItemsMatchSiteLatest(t, f)
 		})
+	}
+}
+
+func TestMoves_AKeyThatMovesIsNoDuplicateInTheLog(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 24, PerPage: 12})
+	s := newSessionLinks(f, "query")
+	cfg := f.config(nil, tombstonesOn)
+	f.run(cfg, Options{})
+	s.renew()
+	var logs bytes.Buffer
+	rep := f.run(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if rep.Items.DuplicateKeys != 0 || rep.Items.Unchanged != 24 {
+		t.Fatalf("items %+v; want every key moved, none a duplicate", rep.Items)
+	}
+	if strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "24 item keys moved") {
+		t.Fatalf("the log calls keys that moved duplicates, or says nothing of the moves:\n%s", logs.String())
 	}
 }
 

@@ -29,38 +29,121 @@ func shopRun(t *testing.T, kind shopsites.Kind, opts shopsites.Options) (*shopsi
 // served at base.
 func shopRunWith(t *testing.T, kind shopsites.Kind, opts shopsites.Options, configFor func(shop *shopsites.Shop, base string) string) (*shopsites.Shop, string, verdict.RunReport, map[string]map[string]any) {
 	t.Helper()
+	c := newShopCrawl(t, kind, opts, configFor)
+	rep := c.run()
+	return c.shop, c.base, rep, exportedRows(t, c.cfg.Output)
+}
+
+// shopCrawl is a fixture shop on a loopback server and a config for it
+// with its own storage, for tests that crawl it more than once.
+type shopCrawl struct {
+	t    *testing.T
+	shop *shopsites.Shop
+	base string
+	cfg  config.Config
+}
+
+// newShopCrawl serves a new shop of kind and parses the config configFor
+// writes for it.
+func newShopCrawl(t *testing.T, kind shopsites.Kind, opts shopsites.Options, configFor func(shop *shopsites.Shop, base string) string) *shopCrawl {
+	t.Helper()
 	shop, err := shopsites.New(kind, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(shop)
 	t.Cleanup(srv.Close)
-	dir := t.TempDir()
 	text := configFor(shop, srv.URL)
-	cfg, err := config.Parse(filepath.Join(dir, "shop.toml"), []byte(text))
+	cfg, err := config.Parse(filepath.Join(t.TempDir(), "shop.toml"), []byte(text))
 	if err != nil {
 		t.Fatalf("%s's config: %v\n%s", kind, err, text)
 	}
+	return &shopCrawl{t: t, shop: shop, base: srv.URL, cfg: *cfg}
+}
+
+// run crawls the shop once and checks its type errors (expectTypeErrors).
+func (c *shopCrawl) run() verdict.RunReport {
+	c.t.Helper()
 	var log strings.Builder
-	rep, err := Run(t.Context(), *cfg, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	rep, err := Run(c.t.Context(), c.cfg, Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
-		t.Fatalf("run: %v (%s)", err, rep.Summary())
+		c.t.Fatalf("run: %v (%s)", err, rep.Summary())
 	}
-	t.Log(rep.Summary())
-	if rep.Outcome == verdict.OutcomeSuccess && strings.Contains(log.String(), "level=WARN") {
-		t.Errorf("a run that succeeded on a shop its config fits warned:\n%s", log.String())
+	c.t.Log(rep.Summary())
+	expectTypeErrors(c.t, c.shop, rep, log.String())
+	return rep
+}
+
+// expectTypeErrors checks that the verdict counts per field the type
+// errors the shop prints on purpose (Shop.TypeErrors), and none besides;
+// and that a run that succeeded warned of nothing but those, once per
+// field.
+func expectTypeErrors(t *testing.T, shop *shopsites.Shop, rep verdict.RunReport, log string) {
+	t.Helper()
+	want := shop.TypeErrors()
+	for _, c := range shop.Columns() {
+		if got := rep.Fields[c.Name].TypeErrors; got != want[c.Name] {
+			t.Errorf("field %s: %d type errors in the verdict, want %d", c.Name, got, want[c.Name])
+		}
 	}
-	return shop, srv.URL, rep, exportedRows(t, cfg.Output)
+	if rep.Outcome != verdict.OutcomeSuccess {
+		return
+	}
+	warned := map[string]int{}
+	for _, line := range strings.Split(log, "\n") {
+		if !strings.Contains(line, "level=WARN") {
+			continue
+		}
+		name, ok := typeErrorWarning(line, want)
+		if !ok {
+			t.Errorf("a run that succeeded on a shop its config fits warned:\n%s", log)
+			return
+		}
+		warned[name]++
+	}
+	for name := range want {
+		if warned[name] != 1 {
+			t.Errorf("field %s: warned of its type errors %d times, want once:\n%s", name, warned[name], log)
+		}
+	}
+}
+
+// typeErrorWarning reports which of the fields of want a WARN line tells
+// the type errors of, with their count.
+func typeErrorWarning(line string, want map[string]int) (string, bool) {
+	for name, n := range want {
+		if strings.Contains(line, fmt.Sprintf(`msg="field %s: %d values are not `, name, n)) {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // exportedRows reads every published file under output with arrow-go's
 // Parquet reader, keyed by _key; each row maps column names to values.
 func exportedRows(t *testing.T, output string) map[string]map[string]any {
 	t.Helper()
-	rows := map[string]map[string]any{}
 	files, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*", "*.parquet"))
 	sharded, _ := filepath.Glob(filepath.Join(output, "dt=*", "run=*", "shard=*", "*.parquet"))
-	for _, f := range append(files, sharded...) {
+	return parquetRows(t, append(files, sharded...))
+}
+
+// runRows reads the files of one published run folder as exportedRows
+// does.
+func runRows(t *testing.T, dir string) map[string]map[string]any {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if len(files) == 0 {
+		t.Fatalf("%s holds no Parquet file", dir)
+	}
+	return parquetRows(t, files)
+}
+
+// parquetRows reads published part files, keyed by _key.
+func parquetRows(t *testing.T, files []string) map[string]map[string]any {
+	t.Helper()
+	rows := map[string]map[string]any{}
+	for _, f := range files {
 		if !sink.IsComplete(runFolder(f)) {
 			t.Fatalf("%s is in a folder without _SUCCESS", f)
 		}
@@ -156,6 +239,16 @@ var shopCases = []struct {
 	{"gated by a consent cookie", shopsites.Gated, shopsites.Options{}},
 	{"gated by a bearer token", shopsites.Gated, shopsites.Options{Token: "s3cr3t-t0ken"}},
 	{"variants", shopsites.Variants, shopsites.Options{}},
+	{"shopify products.json", shopsites.Shopify, shopsites.Options{}},
+	{"woocommerce store api by link headers", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooStore}},
+	{"wordpress core api ending on a 400", shopsites.WooCommerce, shopsites.Options{API: shopsites.WooCore}},
+	{"offset api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetPages}},
+	{"cursor api", shopsites.Offset, shopsites.Options{API: shopsites.OffsetCursor}},
+	{"graphql storefront", shopsites.GraphQL, shopsites.Options{Token: "shpat-st0refr0nt"}},
+	{"next.js listing data", shopsites.NextJS, shopsites.Options{}},
+	{"vue initial state", shopsites.Vue, shopsites.Options{}},
+	{"oscommerce in windows-1252 with session ids", shopsites.OsCommerce, shopsites.Options{}},
+	{"swiss java shop", shopsites.Swiss, shopsites.Options{}},
 }
 
 // TestShops crawls each fixture shop, built like a common real catalog

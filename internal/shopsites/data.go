@@ -123,3 +123,29 @@ func twoDigits(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// slugAccents spells accented letters in ASCII, for URL slugs.
+var slugAccents = strings.NewReplacer("é", "e", "è", "e", "É", "e", "ç", "c", "ñ", "n", "ï", "i", "û", "u",
+	"ä", "ae", "ö", "oe", "ü", "ue", "ß", "ss", "Ä", "ae", "Ö", "oe", "Ü", "ue", "'", "", "’", "")
+
+// slug returns a URL slug for name and product n: "cafe-mug-5".
+func slug(name string, n int) string {
+	return lower(strings.ReplaceAll(slugAccents.Replace(name), " ", "-")) + "-" + strconv.Itoa(n)
+}
+
+// sessionID returns a session ID for request n: 32 hex digits, as PHP
+// writes one.
+func sessionID(n int64) string {
+	return fmt.Sprintf("%016x%016x", mix(uint64(n)), mix(uint64(n)^0x5e5510))
+}
+
+// validParamName reports whether name is a plain URL parameter name:
+// ASCII letters, digits and _.
+func validParamName(name string) bool {
+	for _, r := range name {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return name != ""
+}

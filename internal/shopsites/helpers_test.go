@@ -41,6 +41,17 @@ func allShops() []testShop {
 		{"gated-cookie", Gated, Options{}, 20},
 		{"gated-token", Gated, Options{Token: testToken}, 20},
 		{"variants", Variants, Options{}, 30},
+		{"shopify", Shopify, Options{}, 34},
+		{"woocommerce-store", WooCommerce, Options{API: WooStore}, 36},
+		{"woocommerce-wp", WooCommerce, Options{API: WooCore}, 36},
+		{"offset-pages", Offset, Options{API: OffsetPages}, 35},
+		{"offset-cursor", Offset, Options{API: OffsetCursor}, 35},
+		{"graphql", GraphQL, Options{Token: testToken}, 36},
+		{"nextjs", NextJS, Options{}, 38},
+		{"vue", Vue, Options{}, 36},
+		{"oscommerce", OsCommerce, Options{}, 36},
+		{"oscommerce-modsid", OsCommerce, Options{SessionParam: "MODsid"}, 36},
+		{"swiss", Swiss, Options{}, 40},
 	}
 }
 

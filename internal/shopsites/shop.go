@@ -1,10 +1,14 @@
-// Package shopsites holds eight small in-memory shops, each built like a
-// common kind of real catalog site (JSON-LD product pages, microdata cards,
-// sitemaps only, ?page=N listings, a JSON API, messy European values, a
-// consent or token gate, variant tables), for end-to-end tests of the
-// config language. Each Shop serves a deterministic catalog, knows the
-// databrew-stage config a user would write for it (Config) and the rows a
-// correct crawl with that config must export (Truth).
+// Package shopsites holds sixteen small in-memory shops, each built like a
+// common kind of real catalog site, for end-to-end tests of the config
+// language: eight of SPEC section 6b (JSON-LD product pages, microdata
+// cards, sitemaps only, ?page=N listings, a JSON API, messy European
+// values, a consent or token gate, variant tables) and eight of section
+// 6c (Shopify's products.json, the WooCommerce Store API, an offset API,
+// a GraphQL storefront, a Next.js shop, a Vue storefront, an osCommerce
+// shop in windows-1252, a Swiss Java shop). Each Shop serves a
+// deterministic catalog, knows the databrew-stage config a user would
+// write for it (Config) and the rows a correct crawl with that config must
+// export (Truth).
 //
 // A Shop is an http.Handler and is safe for concurrent use.
 package shopsites
@@ -41,11 +45,36 @@ const (
 	Gated Kind = "gated"
 	// Variants: one item per row of a product page's variant table.
 	Variants Kind = "variants"
+	// Shopify: a Shopify shop's /products.json?page=N, products with
+	// variants and images, an empty array past the last page.
+	Shopify Kind = "shopify"
+	// WooCommerce: the WooCommerce Store API, a JSON array a page with the
+	// next page only in a Link header (Options.API: WooStore, WooCore).
+	WooCommerce Kind = "woocommerce"
+	// Offset: a commercetools-style "load more" API paged by offset
+	// (Options.API: OffsetPages, OffsetCursor).
+	Offset Kind = "offset"
+	// GraphQL: a Storefront-API-shaped GraphQL endpoint that answers only
+	// POST, behind a token header (Options.Token).
+	GraphQL Kind = "graphql"
+	// NextJS: listing pages whose script#__NEXT_DATA__ holds every product
+	// of the page.
+	NextJS Kind = "nextjs"
+	// Vue: a Vue storefront whose pages carry their data only in a
+	// window.__INITIAL_STATE__ object literal.
+	Vue Kind = "vue"
+	// OsCommerce: an osCommerce shop in windows-1252 whose links carry a
+	// fresh session ID (Options.SessionParam).
+	OsCommerce Kind = "oscommerce"
+	// Swiss: a Swiss Java shop with ;jsessionid= path parameters and
+	// prices such as CHF 1'234.50.
+	Swiss Kind = "swiss"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
-	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants}
+	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
+		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce, Swiss}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -60,8 +89,26 @@ const (
 	APIGrid = "grid"
 )
 
+// The Options.API values of the WooCommerce shop.
+const (
+	// WooStore: the Store API, /wp-json/wc/store/v1/products, followed by
+	// its Link headers.
+	WooStore = "store"
+	// WooCore: WordPress core's REST route /wp-json/wp/v2/product, read
+	// with pages; it answers 400 past the last page.
+	WooCore = "wp"
+)
+
+// The Options.API values of the Offset shop.
+const (
+	// OffsetPages: ?offset=N pages, read with pages and a step.
+	OffsetPages = "offset"
+	// OffsetCursor: ?cursor=C pages, each naming the next one's cursor.
+	OffsetCursor = "cursor"
+)
+
 // TokenEnv is the environment variable the Gated shop's bearer config
-// reads its token from.
+// reads its token from, and the GraphQL shop's config too.
 const TokenEnv = "SHOP_TOKEN"
 
 // ConsentCookie is the cookie the Gated shop's consent URL sets and its
@@ -80,12 +127,20 @@ type Options struct {
 	// EndWith404 (Params) makes the page after the last one answer 404
 	// instead of a 200 "No results" page.
 	EndWith404 bool
-	// API (JSONAPI) is APIFull (default), APILinks or APIGrid.
+	// API chooses the variant of a kind that has several: JSONAPI takes
+	// APIFull (default), APILinks or APIGrid.
+	// WooCommerce takes WooStore (default) or WooCore.
+	// Offset takes OffsetPages (default) or OffsetCursor.
 	API string
 	// Token (Gated) replaces the consent cookie gate by a bearer token
 	// gate: catalog pages answer 401 unless the request carries
 	// "Authorization: Bearer " + Token.
+	// GraphQL requires it: the endpoint answers 401 unless the request
+	// carries it in the X-Shopify-Storefront-Access-Token header.
 	Token string
+	// SessionParam (OsCommerce) is the name of the session ID parameter
+	// the shop's links carry; "" means osCsid.
+	SessionParam string
 	// DriftAfter (JSONLD), when positive, makes every product page served
 	// after the site's first DriftAfter requests (robots.txt not counted)
 	// drop its Product JSON-LD, as after a redesign, so every item page
@@ -170,6 +225,43 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newGated(&s.opts)
 	case Variants:
 		s.cat = newVariants(&s.opts)
+	case Shopify:
+		s.cat = newShopify(&s.opts)
+	case WooCommerce:
+		if s.opts.API == "" {
+			s.opts.API = WooStore
+		}
+		if s.opts.API != WooStore && s.opts.API != WooCore {
+			return nil, fmt.Errorf("shopsites: unknown WooCommerce API %q", s.opts.API)
+		}
+		s.cat = newWoo(&s.opts)
+	case Offset:
+		if s.opts.API == "" {
+			s.opts.API = OffsetPages
+		}
+		if s.opts.API != OffsetPages && s.opts.API != OffsetCursor {
+			return nil, fmt.Errorf("shopsites: unknown offset API %q", s.opts.API)
+		}
+		s.cat = newOffset(&s.opts)
+	case GraphQL:
+		if s.opts.Token == "" || strings.ContainsAny(s.opts.Token, " \t\r\n") {
+			return nil, fmt.Errorf("shopsites: the GraphQL shop needs a token without white space")
+		}
+		s.cat = newGraphQL(&s.opts)
+	case NextJS:
+		s.cat = newNextJS(&s.opts)
+	case Vue:
+		s.cat = newVue(&s.opts)
+	case OsCommerce:
+		if s.opts.SessionParam == "" {
+			s.opts.SessionParam = "osCsid"
+		}
+		if !validParamName(s.opts.SessionParam) {
+			return nil, fmt.Errorf("shopsites: session parameter %q is no plain name", s.opts.SessionParam)
+		}
+		s.cat = newOsCommerce(&s.opts)
+	case Swiss:
+		s.cat = newSwiss(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}
@@ -214,6 +306,10 @@ func (s *Shop) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.stats.requests.Add(1)
 	s.stats.countPath(r.URL.Path)
+	if p, ok := s.cat.(poster); ok && r.Method == http.MethodPost {
+		p.servePost(w, r, n)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, r, http.StatusMethodNotAllowed)
