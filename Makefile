@@ -41,7 +41,7 @@ test: lint tools
 ## exactly once
 CRASH_TRIALS ?= 100
 test-crash: tools
-	$(GO) test -count=1 -run TestCrashLoop -v ./cmd/databrew-stage -crash-trials $(CRASH_TRIALS)
+	$(GO) test -count=1 -timeout 60m -run TestCrashLoop -v ./cmd/databrew-stage -crash-trials $(CRASH_TRIALS)
 
 ## test-short: the quick subset, without the race detector
 test-short:
