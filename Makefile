@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build install tools test test-short test-crash fuzz lint demo bench clean
+.PHONY: all build install image tools test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
@@ -15,6 +15,16 @@ install:
 	@dir=$$($(GO) env GOBIN); [ -n "$$dir" ] || dir=$$($(GO) env GOPATH)/bin; \
 	case ":$$PATH:" in *":$$dir:"*) echo "databrew-stage is installed in $$dir (on your PATH)";; \
 	*) echo "databrew-stage is installed in $$dir, which is not on your PATH: add it with export PATH=\"$$dir:\$$PATH\"";; esac
+
+## image: the container image as a tarball, bin/databrew-stage-image.tar,
+## built without a container engine (internal/image): a static
+## linux/amd64 binary, a non-root user, CA certificates, /data for state
+## and exports; load it with docker load -i or podman load -i, or push it
+## with a registry tool (skopeo copy docker-archive:..., crane push)
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+image:
+	CGO_ENABLED=0 GOOS=linux GOARCH=amd64 $(GO) build -trimpath -ldflags "-s -w -X github.com/databrew/databrew-stage/internal/buildinfo.Version=$(VERSION)" -o bin/linux-amd64/databrew-stage ./cmd/databrew-stage
+	$(GO) run ./internal/image/build -bin bin/linux-amd64/databrew-stage -o bin/databrew-stage-image.tar -tag databrew-stage:$(VERSION) -version $(VERSION)
 
 ## tools: the programs tests run, installed into bin/tools when missing:
 ## versitygw, the S3 server of internal/s3test, and Azurite, the Azure Blob
