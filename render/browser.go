@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -73,7 +74,7 @@ type browserProc struct {
 }
 
 // launch starts the browser at path and connects to it; it gives up after
-// startTimeout. Its error has the first line the browser wrote, if any.
+// startTimeout. Its error is the first line the browser wrote, if any.
 func launch(path string, o *Options) (*browserProc, error) {
 	opts := append([]chromedp.ExecAllocatorOption{chromedp.ExecPath(path)}, flags...)
 	if os.Geteuid() == 0 {
@@ -108,12 +109,12 @@ func launch(path string, o *Options) (*browserProc, error) {
 	if err != nil {
 		b.close()
 		if !stopped {
-			err = fmt.Errorf("no answer within %s", o.StartTimeout)
+			return nil, fmt.Errorf("no answer within %s", o.StartTimeout)
 		}
 		if line := firstLine(output.String()); line != "" {
-			return nil, fmt.Errorf("%w: %s", err, line)
+			return nil, errors.New(line)
 		}
-		return nil, err
+		return nil, errors.New(firstLine(err.Error()))
 	}
 	b.version = version
 	if err := b.setCookies(o); err != nil {

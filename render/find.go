@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"strings"
 )
@@ -47,7 +48,11 @@ func Find(getenv func(string) string, lookPath func(string) (string, error)) (st
 func plainLookError(err error) error {
 	var e *exec.Error
 	if errors.As(err, &e) {
-		return e.Err
+		err = e.Err
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
 	return err
 }

@@ -78,6 +78,8 @@ type Renderer struct {
 	fatal    string
 	version  string
 	closed   bool
+	// tabs are the tabs being closed.
+	tabs sync.WaitGroup
 
 	stats stats
 }
@@ -111,7 +113,8 @@ func Start(o Options) (*Renderer, error) {
 }
 
 // Close kills the browser and its process group and waits until its
-// goroutines are gone. It is safe to call more than once.
+// goroutines and those of its tabs are gone. It is safe to call more than
+// once, and only after the last Fetch returned.
 func (r *Renderer) Close() {
 	r.mu.Lock()
 	b := r.b
@@ -120,6 +123,7 @@ func (r *Renderer) Close() {
 	if b != nil {
 		b.close()
 	}
+	r.tabs.Wait()
 }
 
 // PID is the browser's process id (the leader of its process group), 0
@@ -161,17 +165,20 @@ func (r *Renderer) Fetch(ctx context.Context, req crawl.Request) (*crawl.Respons
 		r.stats.rendered.Add(1)
 		return resp, nil
 	}
-	var fe *crawl.FetchError
-	switch {
-	case ctx.Err() != nil:
+	if ctx.Err() != nil {
 		return nil, &crawl.FetchError{Canceled: true, Reason: "canceled", Err: ctx.Err()}
-	case !b.alive():
-		return nil, r.lost(b, "crashed", err)
-	case errors.As(err, &fe) && fe.Reason == ReasonRenderTimeout:
+	}
+	var fe *crawl.FetchError
+	if errors.As(err, &fe) && fe.Reason == ReasonRenderTimeout {
 		r.stats.timeouts.Add(1)
-		if !b.answers(r.o.PingTimeout) {
+	}
+	// A page that failed may have failed for the browser: one that is
+	// gone crashed, one that does not answer hangs.
+	if !b.answers(r.o.PingTimeout) {
+		if b.alive() {
 			return nil, r.lost(b, "hung", err)
 		}
+		return nil, r.lost(b, "crashed", err)
 	}
 	return nil, err
 }

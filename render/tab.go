@@ -250,13 +250,18 @@ func (t *tab) end(resp *crawl.Response, err error) {
 	close(t.done)
 }
 
-// close closes the tab and waits for the goroutines of its requests.
+// close closes the tab in the background, so the page's answer does not
+// wait for the browser to let go of it (nor for a hung browser to answer):
+// Renderer.Close waits for every tab to be closed, and for the goroutines
+// of its requests.
 func (t *tab) close(closeTab context.CancelFunc) {
 	t.mu.Lock()
 	t.closing = true
 	t.mu.Unlock()
-	closeTab()
-	t.work.Wait()
+	t.r.tabs.Go(func() {
+		closeTab()
+		t.work.Wait()
+	})
 }
 
 // event takes the tab's events on chromedp's reading goroutine: it only

@@ -65,12 +65,6 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	}
 	defer w.close()
 	rep := CheckReport{Fields: x.Fields(), Rendered: cfg.Render}
-	defer func() {
-		if w.renderer != nil {
-			facts := w.renderer.Facts()
-			rep.Render, rep.Subresources = &facts, w.renderer.Subresources()
-		}
-	}()
 	next := first
 	for hop := 0; hop < maxCheckHops && ctx.Err() == nil; hop++ {
 		in := eng.InspectEntry(ctx, next)
@@ -87,6 +81,10 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	if itemURL != "" && ctx.Err() == nil {
 		item := eng.Inspect(ctx, itemURL, crawl.KindItem)
 		rep.Item = &item
+	}
+	if w.renderer != nil {
+		facts := w.renderer.Facts()
+		rep.Render, rep.Subresources = &facts, w.renderer.Subresources()
 	}
 	return rep, nil
 }
