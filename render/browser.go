@@ -36,9 +36,6 @@ var flags = []chromedp.ExecAllocatorOption{
 	chromedp.Flag("disable-site-isolation-trials", true),
 	chromedp.Flag("disable-features", "site-per-process,IsolateOrigins,Translate,OptimizationHints,MediaRouter,AutofillServerCommunication"),
 	chromedp.Flag("disable-dev-shm-usage", true),
-	// Tabs share two renderer processes: a new process for each tab
-	// costs more than the page, and the browser's memory stays bounded.
-	chromedp.Flag("renderer-process-limit", "2"),
 	chromedp.Flag("disable-extensions", true),
 	chromedp.Flag("disable-default-apps", true),
 	chromedp.Flag("disable-breakpad", true),
