@@ -56,7 +56,9 @@ func TestCrashedBrowserRestartsOnce(t *testing.T) {
 // started again; hung again, the run must stop.
 func TestHungBrowserRestartsOnce(t *testing.T) {
 	s := newSite(t, shop)
-	r := start(t, Options{Timeout: time.Second, PingTimeout: 500 * time.Millisecond, Idle: 50 * time.Millisecond})
+	// The timeout must let a page of the restarted browser render on a
+	// loaded machine; a hung browser costs a timeout and the ping.
+	r := start(t, Options{Timeout: 4 * time.Second, PingTimeout: 500 * time.Millisecond, Idle: 50 * time.Millisecond})
 	hang := func() {
 		t.Helper()
 		if err := syscall.Kill(-r.PID(), syscall.SIGSTOP); err != nil {
