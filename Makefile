@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build install image tools test test-short test-crash fuzz lint demo bench clean
+.PHONY: all build install image tools chromium test test-short test-crash fuzz lint demo bench clean
 
 all: build
 
@@ -29,10 +29,24 @@ image:
 ## tools: the programs tests run, installed into bin/tools when missing:
 ## versitygw, the S3 server of internal/s3test, and Azurite, the Azure Blob
 ## server of internal/azuritetest, with npm (each harness installs the same
-## version itself when a test runs without it)
+## version itself when a test runs without it); and Debian's Chromium for
+## the [render] tests (see chromium)
 VERSITYGW_VERSION := v1.8.0
 AZURITE_VERSION := 3.37.0
-tools: bin/tools/versitygw bin/tools/azurite/node_modules/.bin/azurite-blob
+tools: bin/tools/versitygw bin/tools/azurite/node_modules/.bin/azurite-blob chromium
+
+## chromium: the browser of [render] (the CHROMIUM variable, else chromium,
+## chromium-browser, google-chrome or headless-shell on PATH); when there is
+## none, Debian's chromium is installed with apt-get (as root; elsewhere
+## the tests that need it skip, saying so)
+chromium:
+	@if [ -n "$$CHROMIUM" ] || command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+		command -v google-chrome >/dev/null || command -v headless-shell >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium with apt-get"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null 2>&1 || \
+		{ apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null; }; \
+	else echo "no chromium, and not root: the [render] tests will skip (apt-get install chromium, or set CHROMIUM)"; fi
 
 bin/tools/versitygw:
 	GOBIN=$(CURDIR)/bin/tools $(GO) install github.com/versity/versitygw/cmd/versitygw@$(VERSITYGW_VERSION)
@@ -89,7 +103,8 @@ lint:
 demo:
 	$(GO) run ./cmd/databrew-stage demo
 
-## bench: crawl a local catalog site with databrew-stage and with Colly, side by side
+## bench: crawl a local catalog site with databrew-stage and with Colly, side by side;
+## then the export, sitemap, JSON, rerun, shard and rendering benchmarks
 BENCH_ITEMS ?= 10000,200000
 BENCH_RUNS ?= 3,1
 BENCH_RERUN_ITEMS ?= 10000,200000
@@ -97,6 +112,9 @@ BENCH_RERUN_ITEMS ?= 10000,200000
 BENCH_DRIVER_FLAGS ?=
 # BENCH_JSON_FLAGS: likewise for the 9 MB JSON pages, e.g. -cgroup-limit 64MiB
 BENCH_JSON_FLAGS ?=
+# BENCH_RENDER_FLAGS: the rendered crawls of s17, e.g. -pages 200 -mem-pages 1000
+# (each run in a memory cgroup when root)
+BENCH_RENDER_FLAGS ?=
 bench:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
 	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
@@ -109,6 +127,7 @@ bench:
 	$(GO) run ./bench/jsonbench -bin bin/databrew-stage $(BENCH_JSON_FLAGS)
 	$(GO) run ./bench/rerunbench -items $(BENCH_RERUN_ITEMS)
 	$(GO) run ./bench/shardbench -bin bin/databrew-stage
+	$(GO) run ./bench/renderbench -bin bin/databrew-stage $(BENCH_RENDER_FLAGS)
 
 clean:
 	rm -rf bin databrew-demo

@@ -47,6 +47,10 @@ type Config struct {
 	// ListingRequest, when set, says how listing pages are requested
 	// ([listing] request); nil requests them with a plain GET.
 	ListingRequest *ListingRequest
+	// Render, when set, names the page kinds loaded in headless Chromium
+	// ([render]); nil loads every page with plain HTTP and never looks for
+	// a browser.
+	Render *Render
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.

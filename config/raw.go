@@ -20,6 +20,7 @@ type rawConfig struct {
 	Notify         rawNotify   `toml:"notify"`
 	Request        rawRequest  `toml:"request"`
 	Revisit        *rawRevisit `toml:"revisit"`
+	Render         *rawRender  `toml:"render"`
 }
 
 type rawRevisit struct {

@@ -67,6 +67,7 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.Notify = Notify{Command: raw.Notify.Command, Timeout: v.duration("notify.timeout", raw.Notify.Timeout, time.Second)}
 	cfg.Request = v.request(raw.Request)
 	cfg.Revisit = v.revisit(raw.Revisit, &cfg.Extract.Listing)
+	cfg.Render = v.render(raw.Render, cfg)
 	return cfg
 }
 

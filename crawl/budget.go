@@ -26,3 +26,11 @@ func (b *budget) take() bool {
 }
 
 func (b *budget) exhausted() bool { return b.limit > 0 && b.used.Load() >= b.limit }
+
+// charge takes n more tokens for exchanges already made (the frames a
+// rendered page loaded), past the limit if need be: the next take fails.
+func (b *budget) charge(n int) {
+	if n > 0 {
+		b.used.Add(int64(n))
+	}
+}

@@ -109,7 +109,7 @@ func withCursor(body []byte, path []string, value json.RawMessage) ([]byte, erro
 // listing request says, with its cursor in the body; anything else a GET.
 // hdr holds the run's headers.
 func (e *Engine) request(q Queued, hdr http.Header) (Request, error) {
-	req := Request{URL: q.URL, Header: hdr}
+	req := Request{URL: q.URL, Header: hdr, Kind: q.Kind}
 	if i := strings.IndexByte(req.URL, '#'); i >= 0 {
 		req.URL = req.URL[:i]
 	}

@@ -30,6 +30,9 @@ type Request struct {
 	Header http.Header
 	// Body is sent as it is; nil sends none.
 	Body []byte
+	// Kind is the kind of page the URL is, so a Fetcher can load pages of
+	// some kinds another way (in a browser, say).
+	Kind Kind
 }
 
 // Response is one HTTP response with its body read.
@@ -48,6 +51,13 @@ type Response struct {
 	// Release, when set, returns Body's buffer for reuse; the engine calls
 	// it once it is done with the page.
 	Release func()
+	// Documents counts the further documents the exchange loaded (the
+	// frames of a page a browser rendered): each is one more request
+	// against the budget and in the verdict's count.
+	Documents int
+	// Replayless says no memo may answer for the page (a page a browser
+	// rendered is never requested conditionally): it keeps no validators.
+	Replayless bool
 }
 
 func (r *Response) release() {
@@ -87,7 +97,12 @@ type FetchError struct {
 	// Canceled is true when the caller's context ended the fetch: it is
 	// not a result at all, and the URL stays queued.
 	Canceled bool
-	Err      error
+	// Fatal is true when the Fetcher cannot fetch anything any more (a
+	// browser that crashed again after its restart): not a result, the
+	// URL stays queued, and the run stops with the error stop and Reason
+	// as its detail.
+	Fatal bool
+	Err   error
 }
 
 // Error describes the failed fetch.

@@ -82,6 +82,9 @@ func (e *Engine) InspectEntry(ctx context.Context, entry Entry) Inspection {
 	in.Status, in.ContentType, in.Charset, in.Bytes = c.status, c.contentType, c.charset, c.bytes
 	in.Class, in.Reason, in.Gap, in.Gaps, in.Notes = c.class, c.reason, c.gap, c.pageGaps, c.notes
 	in.RobotsExcluded, in.Blocked, in.Items = c.robotsExcluded, c.blocked, c.items
+	if c.fatal != "" {
+		in.Class, in.Reason = verdict.ClassFailure, c.fatal
+	}
 	for _, l := range c.links {
 		switch l.Kind {
 		case KindItem:

@@ -20,6 +20,7 @@ type judgment struct {
 	blocked    string        // the run must stop as blocked
 	auth       bool          // 401 with a refresh hook to try
 	canceled   bool          // no result: the run is stopping
+	fatal      string        // no result: the fetcher gave up, the run stops with error
 	// notModified: a 304 to a conditional request; the page's memo
 	// stands for it.
 	notModified bool
@@ -35,6 +36,9 @@ func (e *Engine) judge(resp *Response, err error, conditional bool) judgment {
 		if errors.As(err, &fe) {
 			if fe.Canceled {
 				return judgment{canceled: true}
+			}
+			if fe.Fatal {
+				return judgment{fatal: fe.Reason}
 			}
 			return judgment{class: fe.Class, reason: fe.Reason}
 		}

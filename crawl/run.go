@@ -215,6 +215,11 @@ func (r *run) handle(c completion) {
 		r.halt(verdict.StopBlocked, c.blocked)
 		r.cancelWork(errStopped)
 		return
+	case c.fatal != "":
+		// The fetcher cannot go on: not a result either.
+		r.halt(verdict.StopError, c.fatal)
+		r.cancelWork(errStopped)
+		return
 	case c.class == 0:
 		switch {
 		case c.noBudget:

@@ -25,6 +25,8 @@ type completion struct {
 	gap        bool
 	blocked    string
 	noBudget   bool
+	// fatal is why the fetcher gave up: the run stops with the error stop.
+	fatal string
 
 	requests, retries int
 	robotsExcluded    bool
@@ -143,6 +145,11 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		req, _ := e.request(q, hdr) // checked above
 		resp, err := e.d.Fetcher.Fetch(ctx, req)
 		c.requests++
+		if resp != nil {
+			c.requests += resp.Documents
+			r.budget.charge(resp.Documents)
+			c.replayless = c.replayless || resp.Replayless
+		}
 		if attempt > 0 {
 			c.retries++
 		}
@@ -162,6 +169,10 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 			y, j = r.read(q, resp, j)
 		}
 		switch {
+		case j.fatal != "":
+			resp.release()
+			c.fatal = j.fatal
+			return c
 		case j.canceled || ctx.Err() != nil:
 			resp.release()
 			return c

@@ -7,6 +7,7 @@ import (
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // CheckReport is what Check found: the pages that lead to item pages —
@@ -22,6 +23,14 @@ type CheckReport struct {
 	Item *crawl.Inspection
 	// Fields are the item fields in column order, to read Items' values.
 	Fields []extract.FieldSpec
+	// Rendered is the config's [render] table: the page kinds check
+	// loaded in the browser, as a run does; nil when none.
+	Rendered *config.Render
+	// Render is what the browser did, and Subresources the requests the
+	// rendered pages made besides their documents, for a config with
+	// [render].
+	Render       *verdict.Render
+	Subresources int
 }
 
 // maxCheckHops bounds the robots.txt and sitemap indexes Check follows to
@@ -50,12 +59,12 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	if err != nil {
 		return CheckReport{}, err
 	}
-	eng, done, err := newEngine(cfg, opts, nil, "check", clockOf(opts))
+	eng, w, err := newEngine(cfg, opts, nil, "check", clockOf(opts))
 	if err != nil {
 		return CheckReport{}, err
 	}
-	defer done()
-	rep := CheckReport{Fields: x.Fields()}
+	defer w.close()
+	rep := CheckReport{Fields: x.Fields(), Rendered: cfg.Render}
 	next := first
 	for hop := 0; hop < maxCheckHops && ctx.Err() == nil; hop++ {
 		in := eng.InspectEntry(ctx, next)
@@ -72,6 +81,10 @@ func Check(ctx context.Context, cfg config.Config, opts Options, itemURL string)
 	if itemURL != "" && ctx.Err() == nil {
 		item := eng.Inspect(ctx, itemURL, crawl.KindItem)
 		rep.Item = &item
+	}
+	if w.renderer != nil {
+		facts := w.renderer.Facts()
+		rep.Render, rep.Subresources = &facts, w.renderer.Subresources()
 	}
 	return rep, nil
 }

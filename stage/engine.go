@@ -15,6 +15,7 @@ import (
 	"github.com/databrew/databrew-stage/internal/buildinfo"
 	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/pages"
+	"github.com/databrew/databrew-stage/render"
 	"github.com/databrew/databrew-stage/urlparams"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -80,9 +81,9 @@ func starts(cfg config.Config) (listings []string, others []crawl.Entry) {
 // client with its scope, body limits and redirects, robots.txt, per-host
 // pacing, the compiled extraction and the block rules. Run and Check
 // share it, so what check says of a page is what a run makes of it. A nil
-// store builds an engine that can Inspect but not Run. done closes the
-// client.
-func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string, clock crawl.Clock) (eng *crawl.Engine, done func(), err error) {
+// store builds an engine that can Inspect but not Run. Closing the wiring
+// closes the client and stops the browser of a config with [render].
+func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string, clock crawl.Clock) (eng *crawl.Engine, w *wiring, err error) {
 	x, err := extract.Compile(cfg.Extract)
 	if err != nil {
 		return nil, nil, err
@@ -130,13 +131,22 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		// rate in total.
 		deps.Pacer = fetch.NewPoliteness(p.Delay * time.Duration(max(shard.Count, 1)))
 	}
+	var renderer *render.Renderer
+	if cfg.Render != nil {
+		if renderer, err = startRenderer(cfg, opts, deps.Robots, deps.Pacer, userAgent); err != nil {
+			client.Close()
+			return nil, nil, err
+		}
+		deps.Fetcher = kindFetcher{plain: deps.Fetcher, rendered: renderer, render: cfg.Render}
+	}
+	w = &wiring{client: client, renderer: renderer}
 	maxRequests := p.MaxRequests
 	if opts.MaxRequests > 0 {
 		maxRequests = opts.MaxRequests
 	}
 	params, err := urlparams.New(cfg.IgnoreParams)
 	if err != nil {
-		client.Close()
+		w.close()
 		return nil, nil, fmt.Errorf("ignore_params: %w", err)
 	}
 	listings, others := starts(cfg)
@@ -162,10 +172,35 @@ func newEngine(cfg config.Config, opts Options, store crawl.Store, runID string,
 		NextCursor:     nextCursor(cfg.Sources.Cursor),
 	}, deps)
 	if err != nil {
-		client.Close()
+		w.close()
 		return nil, nil, err
 	}
-	return eng, client.Close, nil
+	return eng, w, nil
+}
+
+// wiring is what an engine's adapters hold open: the HTTP client and, for
+// a config with [render], the browser.
+type wiring struct {
+	client   *fetch.Client
+	renderer *render.Renderer
+}
+
+// close stops the browser, if any, and closes the client.
+func (w *wiring) close() {
+	if w.renderer != nil {
+		w.renderer.Close()
+	}
+	w.client.Close()
+}
+
+// renderFacts adds what the browser did to a run's result.
+func (w *wiring) renderFacts(res *crawl.Result) {
+	if w.renderer == nil {
+		return
+	}
+	facts := w.renderer.Facts()
+	res.Render = &facts
+	res.Requests.Subresources = w.renderer.Subresources()
 }
 
 // listingRequest is the engine's form of [listing] request.
@@ -209,10 +244,11 @@ func memoTag(cfg config.Config) string {
 		Extract                    extract.Spec
 		Sources                    config.Sources
 		Listing                    *config.ListingRequest `json:",omitempty"`
+		Render                     *config.Render         `json:",omitempty"`
 		Block                      config.Block
 		AllowedDomains             []string
 		MinBody, MaxBody, MaxLinks int64
-	}{memoTagVersion, cfg.Extract, cfg.Sources, cfg.ListingRequest, cfg.Block, cfg.AllowedDomains,
+	}{memoTagVersion, cfg.Extract, cfg.Sources, cfg.ListingRequest, cfg.Render, cfg.Block, cfg.AllowedDomains,
 		cfg.Policy.MinBodyBytes, cfg.Policy.MaxBodyBytes, int64(cfg.Policy.MaxLinksPerPage)})
 	if err != nil {
 		return "" // not reached: the config is plain data

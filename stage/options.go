@@ -3,6 +3,7 @@ package stage
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
@@ -77,6 +78,20 @@ type Options struct {
 	// tests use it to prove each step survivable; a program can also time
 	// or log the steps.
 	AfterPublishStep func(PublishStep) error
+	// Getenv reads the environment for what the config does not say (the
+	// browser of [render], CHROMIUM); nil means os.Getenv.
+	Getenv func(string) string
+	// RenderIdle is how long a rendered page without wait_for must have no
+	// request in flight after its load event; 0 means 500ms.
+	RenderIdle time.Duration
+}
+
+// getenv is the options' Getenv, the process environment's by default.
+func (o Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
 }
 
 // clockOf is the options' clock, the system's by default.

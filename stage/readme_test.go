@@ -63,6 +63,9 @@ func TestReadmeConfigsCrawlTheirShops(t *testing.T) {
 	}
 	for _, s := range shops {
 		t.Run(s.marker, func(t *testing.T) {
+			if s.kind == shopsites.Rendered {
+				needBrowser(t)
+			}
 			if s.opts.Token != "" {
 				t.Setenv(shopsites.TokenEnv, s.opts.Token)
 			}

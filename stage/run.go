@@ -236,12 +236,14 @@ func errorExport(err error) verdict.Export {
 
 // crawlOnce builds the engine for cfg and runs it.
 func crawlOnce(ctx context.Context, cfg config.Config, opts Options, db *state.DB, runID string, clock crawl.Clock) (crawl.Result, error) {
-	eng, done, err := newEngine(cfg, opts, db, runID, clock)
+	eng, w, err := newEngine(cfg, opts, db, runID, clock)
 	if err != nil {
 		return errorResult(err.Error()), err
 	}
-	defer done()
-	return eng.Run(ctx)
+	defer w.close()
+	res, err := eng.Run(ctx)
+	w.renderFacts(&res)
+	return res, err
 }
 
 // errorResult is the result of a run that raised an error before or

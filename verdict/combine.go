@@ -60,6 +60,7 @@ func Combine(config, runID string, shards []RunReport) RunReport {
 		r.Started = r.Started && s.Started
 		addRequests(&r.Requests, s.Requests)
 		addItems(&r.Items, s.Items)
+		r.Render = addRender(r.Render, s.Render)
 		for name, c := range s.Fields {
 			sum := r.Fields[name]
 			sum.TypeErrors += c.TypeErrors
@@ -129,6 +130,7 @@ func addRequests(a *RequestCounts, b RequestCounts) {
 	a.Retried += b.Retried
 	a.RobotsExcluded += b.RobotsExcluded
 	a.NotModified += b.NotModified
+	a.Subresources += b.Subresources
 }
 
 func addItems(a *ItemCounts, b ItemCounts) {

@@ -59,6 +59,9 @@ type Crawl struct {
 	// answered 304 or skipped) in which it had a type error, or found
 	// nothing.
 	Fields map[string]FieldCounts `json:"fields"`
+	// Render is what the browser did, in a run that rendered pages; nil
+	// (left out) in a run without [render].
+	Render *Render `json:"render,omitempty"`
 }
 
 // FieldCounts counts what became of one field over the items a run
@@ -87,6 +90,10 @@ type RequestCounts struct {
 	// NotModified counts conditional requests the site answered with 304
 	// Not Modified: ok results that cost no body and no parse.
 	NotModified int `json:"not_modified"`
+	// Subresources counts the requests rendered pages made besides their
+	// documents (scripts, API calls) that left the browser: they are not
+	// requests of the budget, the stop rules or Total.
+	Subresources int `json:"subresources"`
 }
 
 // ItemCounts counts items stored by the run, by change.

@@ -35,6 +35,9 @@ func checkCmd(args []string, env Env) int {
 		return usageError(env, "check", "exactly one CONFIG is required")
 	}
 	cfg, err := config.LoadWith(fs.Arg(0), config.Options{Getenv: env.Getenv})
+	if err == nil {
+		err = stage.CheckBrowser(*cfg, stage.Options{Getenv: env.Getenv})
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, err)
 		return ExitUsage
@@ -51,7 +54,7 @@ func checkCmd(args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "databrew-stage check: %v\n", err)
 		return ExitFailed
 	}
-	p := checkPrinter{out: env.Stdout, fields: rep.Fields, request: cfg.ListingRequest}
+	p := checkPrinter{out: env.Stdout, fields: rep.Fields, request: cfg.ListingRequest, render: rep.Rendered}
 	ok := true
 	for _, in := range rep.Listings {
 		ok = p.listing(in, cfg.Extract.Listing.HasCards()) && ok
@@ -63,10 +66,19 @@ func checkCmd(args []string, env Env) int {
 		fmt.Fprintln(env.Stdout, "\nitem: no item link to check (give one with --url)")
 		ok = false
 	}
+	if rep.Render != nil {
+		p.renderSummary(*rep.Render, rep.Subresources)
+	}
 	if !ok {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// renderSummary says what the browser did over the pages check rendered.
+func (p checkPrinter) renderSummary(r verdict.Render, subresources int) {
+	fmt.Fprintf(p.out, "\nrender: %d pages rendered in %s (%s); %d subresources loaded; blocked: %d by resource type, %d off allowed_domains, %d by robots.txt\n",
+		r.Rendered, r.Browser, p.render, subresources, r.Blocked.ResourceType, r.Blocked.OffDomain, r.Blocked.Robots)
 }
 
 // checkPrinter prints what check found.
@@ -75,6 +87,8 @@ type checkPrinter struct {
 	fields []extract.FieldSpec
 	// request is [listing] request, whose body check shows as written.
 	request *config.ListingRequest
+	// render is [render]: the page kinds check loaded in the browser.
+	render *config.Render
 }
 
 // page prints what one visit came to and reports whether a run could use
@@ -90,6 +104,13 @@ func (p checkPrinter) page(what string, in crawl.Inspection) bool {
 			charset = "none"
 		}
 		fmt.Fprintf(p.out, "  HTTP %d, %d bytes, charset %s, content type %q\n", in.Status, in.Bytes, charset, in.ContentType)
+	}
+	if p.render.Renders(in.Kind) {
+		how := "once the load event fired and no request was in flight for 500 ms"
+		if sel := p.render.WaitFor[in.Kind]; sel != "" {
+			how = fmt.Sprintf("once wait_for %q matched", sel)
+		}
+		fmt.Fprintf(p.out, "  rendered in headless Chromium: the DOM read %s (its size is the bytes above)\n", how)
 	}
 	if in.Requests > 1 {
 		fmt.Fprintf(p.out, "  %d requests (retries after failures)\n", in.Requests)

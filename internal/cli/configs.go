@@ -7,13 +7,17 @@ import (
 	"strings"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/stage"
 )
 
 // loadConfigs loads every config before anything runs: one bad file means
 // nothing runs. It prints every problem and returns false then. A command
 // that sends requests reads the variables of [request] from the
-// environment (sendsRequests); report and state send none, so they need
-// none of those variables set: a monitoring job needs no site's token.
+// environment (sendsRequests), and starts the browser of each config with
+// [render] once, so one that is missing or does not start is a config
+// error before any request; report and state send none, so they need
+// none of those variables set, nor a browser: a monitoring job needs no
+// site's token.
 func loadConfigs(paths []string, env Env, sendsRequests bool) ([]*config.Config, bool) {
 	opts := config.Options{Getenv: env.Getenv}
 	if !sendsRequests {
@@ -42,6 +46,14 @@ func loadConfigs(paths []string, env Env, sendsRequests bool) ([]*config.Config,
 		storages[cfg.Storage] = p
 		outputs[cfg.Output] = p
 		cfgs = append(cfgs, cfg)
+	}
+	if ok && sendsRequests {
+		for _, cfg := range cfgs {
+			if err := stage.CheckBrowser(*cfg, stage.Options{Getenv: env.Getenv}); err != nil {
+				fmt.Fprintln(env.Stderr, err)
+				ok = false
+			}
+		}
 	}
 	return cfgs, ok
 }

@@ -1,11 +1,12 @@
-// Package shopsites holds sixteen small in-memory shops, each built like a
+// Package shopsites holds seventeen small in-memory shops, each built like a
 // common kind of real catalog site, for end-to-end tests of the config
 // language: eight of SPEC section 6b (JSON-LD product pages, microdata
 // cards, sitemaps only, ?page=N listings, a JSON API, messy European
-// values, a consent or token gate, variant tables) and eight of section
-// 6c (Shopify's products.json, the WooCommerce Store API, an offset API,
-// a GraphQL storefront, a Next.js shop, a Vue storefront, an osCommerce
-// shop in windows-1252, a Swiss Java shop). Each Shop serves a
+// values, a consent or token gate, variant tables), eight of section 6c
+// (Shopify's products.json, the WooCommerce Store API, an offset API, a
+// GraphQL storefront, a Next.js shop, a Vue storefront, an osCommerce shop
+// in windows-1252, a Swiss Java shop) and one of 6c (h), a single-page
+// application whose data only a browser sees. Each Shop serves a
 // deterministic catalog, knows the databrew-stage config a user would
 // write for it (Config) and the rows a correct crawl with that config must
 // export (Truth).
@@ -69,12 +70,16 @@ const (
 	// Swiss: a Swiss Java shop with ;jsessionid= path parameters and
 	// prices such as CHF 1'234.50.
 	Swiss Kind = "swiss"
+	// Rendered (s17): listing and product pages are shells a script fills
+	// from a signed JSON API; only a browser sees a product
+	// (Options.ServerSide, Options.ThirdParty).
+	Rendered Kind = "rendered"
 )
 
 // Kinds returns every kind, in the order of the package documentation.
 func Kinds() []Kind {
 	return []Kind{JSONLD, Microdata, Sitemaps, Params, JSONAPI, Messy, Gated, Variants,
-		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce, Swiss}
+		Shopify, WooCommerce, Offset, GraphQL, NextJS, Vue, OsCommerce, Swiss, Rendered}
 }
 
 // The Options.API values of the JSONAPI shop.
@@ -146,6 +151,12 @@ type Options struct {
 	// drop its Product JSON-LD, as after a redesign, so every item page
 	// becomes unusable; listing pages do not change, nor does Truth.
 	DriftAfter int64
+	// ServerSide (Rendered) renders the shop on the server: every page
+	// holds the markup its script would build, and no script is served.
+	ServerSide bool
+	// ThirdParty (Rendered), when set, is the URL of a script on another
+	// host that every page asks for, as analytics and tag managers are.
+	ThirdParty string
 }
 
 // Product is one item a correct crawl exports.
@@ -262,6 +273,8 @@ func New(kind Kind, opts Options) (*Shop, error) {
 		s.cat = newOsCommerce(&s.opts)
 	case Swiss:
 		s.cat = newSwiss(&s.opts)
+	case Rendered:
+		s.cat = newRendered(&s.opts)
 	default:
 		return nil, fmt.Errorf("shopsites: unknown kind %q", kind)
 	}
@@ -292,6 +305,18 @@ func (s *Shop) Truth(baseURL string) []Product {
 // environment must set to Options.Token.
 func (s *Shop) Config(baseURL string) string {
 	return s.cat.config(strings.TrimSuffix(baseURL, "/"))
+}
+
+// PlainConfig returns, for the Rendered shop, the config of a user
+// without a browser: Config without [render], with the sitemap's item
+// pages besides the listing's links; ok is false for the other kinds,
+// whose Config needs no browser.
+func (s *Shop) PlainConfig(baseURL string) (config string, ok bool) {
+	r, ok := s.cat.(*renderedShop)
+	if !ok {
+		return "", false
+	}
+	return r.plainConfig(strings.TrimSuffix(baseURL, "/")), true
 }
 
 // Columns returns the fields of Config in declared order.

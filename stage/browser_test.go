@@ -1,0 +1,17 @@
+package stage
+
+import (
+	"testing"
+
+	"github.com/databrew/databrew-stage/render"
+)
+
+// needBrowser skips a test that needs Chromium where there is none and
+// it cannot be installed (not root): `make tools` and .ci/run install it,
+// so in CI these tests run.
+func needBrowser(t *testing.T) {
+	t.Helper()
+	if _, err := render.Find(nil, nil); err != nil {
+		t.Skipf("%v (make tools installs chromium)", err)
+	}
+}
