@@ -11,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/internal/browsertest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -21,9 +22,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func browserPath(t *testing.T) string {
 	t.Helper()
 	path, err := Find(nil, nil)
-	if err != nil {
-		t.Skipf("%v (make tools installs chromium)", err)
-	}
+	browsertest.Need(t, err)
 	return path
 }
 

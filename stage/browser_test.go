@@ -3,6 +3,7 @@ package stage
 import (
 	"testing"
 
+	"github.com/databrew/databrew-stage/internal/browsertest"
 	"github.com/databrew/databrew-stage/render"
 )
 
@@ -11,7 +12,6 @@ import (
 // so in CI these tests run.
 func needBrowser(t *testing.T) {
 	t.Helper()
-	if _, err := render.Find(nil, nil); err != nil {
-		t.Skipf("%v (make tools installs chromium)", err)
-	}
+	_, err := render.Find(nil, nil)
+	browsertest.Need(t, err)
 }

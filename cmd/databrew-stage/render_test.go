@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/databrew/databrew-stage/internal/browsertest"
 	"github.com/databrew/databrew-stage/internal/shopsites"
 	"github.com/databrew/databrew-stage/render"
 )
@@ -28,9 +29,8 @@ func TestStoppedStageLeavesNoBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := render.Find(nil, nil); err != nil {
-		t.Skipf("%v (make tools installs chromium)", err)
-	}
+	_, err = render.Find(nil, nil)
+	browsertest.Need(t, err)
 	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			shop, err := shopsites.New(shopsites.Rendered, shopsites.Options{Products: 8, PerPage: 8})

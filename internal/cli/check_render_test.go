@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/databrew/databrew-stage/internal/browsertest"
 	"github.com/databrew/databrew-stage/internal/shopsites"
 	"github.com/databrew/databrew-stage/render"
 )
@@ -15,9 +16,8 @@ import (
 // pages in the browser as a run does, shows the product a script built,
 // and says which pages it rendered and what the browser blocked.
 func TestCheckRendersAndSaysSo(t *testing.T) {
-	if _, err := render.Find(nil, nil); err != nil {
-		t.Skipf("%v (make tools installs chromium)", err)
-	}
+	_, err := render.Find(nil, nil)
+	browsertest.Need(t, err)
 	path, shop, base := shopConfig(t, shopsites.Rendered)
 	patient(t, path)
 	first := shop.Truth(base)[0]
@@ -64,9 +64,8 @@ func TestRunWithoutBrowserIsAConfigError(t *testing.T) {
 // report --json of a rendered run match the schemas with
 // requests.subresources and the render facts.
 func TestRunJSONHasRenderFacts(t *testing.T) {
-	if _, err := render.Find(nil, nil); err != nil {
-		t.Skipf("%v (make tools installs chromium)", err)
-	}
+	_, err := render.Find(nil, nil)
+	browsertest.Need(t, err)
 	shop, err := shopsites.New(shopsites.Rendered, shopsites.Options{Products: 2, PerPage: 2})
 	if err != nil {
 		t.Fatal(err)
