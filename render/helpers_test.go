@@ -61,6 +61,13 @@ func newSite(t *testing.T, h http.HandlerFunc) *site {
 	return s
 }
 
+// all returns every request the site saw, in order.
+func (s *site) all() []*http.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*http.Request(nil), s.seen...)
+}
+
 // requests returns the requests for path.
 func (s *site) requests(path string) []*http.Request {
 	s.mu.Lock()

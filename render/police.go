@@ -46,6 +46,11 @@ func (t *tab) paused(ev *fetch.EventRequestPaused) {
 		// the response stage (scope, max_redirects).
 		t.proceed(ev, t.req.Header)
 		return
+	case browsersOwn(ev):
+		// Not the page's: the browser asks for a favicon after each
+		// load. It never reaches the site and counts nowhere.
+		t.refuse(ev)
+		return
 	case !doc && slices.Contains(o.Block, typeName(ev.ResourceType)):
 		t.r.stats.blockedType.Add(1)
 		t.refuse(ev)
@@ -193,6 +198,22 @@ func headers(own network.Headers, config, extra http.Header) []*fetch.HeaderEntr
 
 // typeName is a resource type as [render] block names it: the protocol's
 // name in lower case, "other" for one block cannot name.
+// browsersOwn reports whether ev is a request the browser makes for itself
+// rather than for the page: its favicon, which Chromium sends with the
+// resource type Other and the destination image.
+func browsersOwn(ev *fetch.EventRequestPaused) bool {
+	if ev.ResourceType != network.ResourceTypeOther {
+		return false
+	}
+	for k, v := range ev.Request.Headers {
+		if strings.EqualFold(k, "Sec-Fetch-Dest") && v == "image" {
+			return true
+		}
+	}
+	u, err := url.Parse(ev.Request.URL)
+	return err == nil && strings.HasSuffix(u.Path, "/favicon.ico")
+}
+
 func typeName(t network.ResourceType) string {
 	name := strings.ToLower(string(t))
 	switch name {

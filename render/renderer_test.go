@@ -66,12 +66,16 @@ func TestFetchRendersThePage(t *testing.T) {
 	if resp.Documents != 1 || len(s.requests("/frame")) != 1 {
 		t.Fatalf("documents %d, frame requested %d times; want the iframe counted as one more document", resp.Documents, len(s.requests("/frame")))
 	}
-	if len(s.requests("/s.css"))+len(s.requests("/a.png")) != 0 {
-		t.Fatal("a blocked stylesheet or image was requested")
+	if len(s.requests("/s.css"))+len(s.requests("/a.png"))+len(s.requests("/favicon.ico")) != 0 {
+		t.Fatal("a blocked stylesheet or image, or the browser's favicon, was requested")
 	}
 	f := r.Facts()
 	if f.Rendered != 1 || f.Blocked.ResourceType != 2 || r.Subresources() != 2 || f.Pages != "item" || f.Browser == "" {
-		t.Fatalf("facts %+v, %d subresources; want 1 rendered, 2 blocked, app.js and /api", f, r.Subresources())
+		var paths []string
+		for _, q := range s.all() {
+			paths = append(paths, q.URL.Path)
+		}
+		t.Fatalf("facts %+v, %d subresources (site saw %v); want 1 rendered, 2 blocked, app.js and /api", f, r.Subresources(), paths)
 	}
 }
 
