@@ -1,7 +1,8 @@
 """Run databrew-stage nightly from Airflow, two ways: pick one.
 
 Each task below is a complete way to run the config; do not run both, as
-they keep separate states and would each export every change.
+they keep separate states and would each export every change. Written
+for Airflow 3, and for Airflow 2.10 through the fallback imports.
 
 BashOperator: the binary is on the worker. `--json` makes the last stdout
 line the verdict, which BashOperator pushes as the task's XCom; exit code
@@ -20,10 +21,17 @@ partition. The date is a label: a backfill crawls the site as it is now.
 """
 
 import pendulum
-from airflow import DAG
-from airflow.operators.bash import BashOperator
-from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 from kubernetes.client import models as k8s
+
+try:  # Airflow 3
+    from airflow.sdk import DAG
+except ImportError:  # Airflow 2.10
+    from airflow import DAG
+try:  # Airflow 3, or Airflow 2 with the standard provider
+    from airflow.providers.standard.operators.bash import BashOperator
+except ImportError:  # Airflow 2
+    from airflow.operators.bash import BashOperator
+from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
 
 with DAG(
     dag_id="databrew_books",
