@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -113,30 +114,8 @@ func TestShellPipelineRuns(t *testing.T) {
 		t.Skip("no jq on this machine")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "databrew-stage")
-	build := exec.Command("go", "build", "-o", bin, "../cmd/databrew-stage")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	site := catalogsite.New(catalogsite.Options{Items: 30, PerPage: 10})
-	srv := httptest.NewServer(site)
-	defer srv.Close()
-	config := filepath.Join(dir, "books.toml")
-	toml := fmt.Sprintf(`name = "books"
-start_urls = [%q]
-storage = %q
-output = %q
-
-[policy]
-timeout = "2s"
-backoff = "1ms"
-max_backoff = "5ms"
-retry_pass_delay = "10ms"
-pause = "0s"
-`, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out")) + catalogsite.ExtractConfig
-	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin := buildStage(t)
+	site, config := booksSite(t, dir)
 	run := func() (string, string, int) {
 		cmd := exec.Command("bash", filepath.Join("shell", "nightly.sh"), config)
 		cmd.Env = append(os.Environ(), "DATABREW_STAGE="+bin)
@@ -164,6 +143,68 @@ pause = "0s"
 	if code != 1 || !strings.Contains(errOut, "the crawl failed (exit 1): queue_empty") {
 		t.Fatalf("a failed night: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+}
+
+// stageDir holds the databrew-stage the tests build, once.
+var stageDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if stageDir != "" {
+		os.RemoveAll(stageDir)
+	}
+	os.Exit(code)
+}
+
+// buildStage returns the path of a databrew-stage built from this tree,
+// building it the first time a test asks.
+var buildStage = func() func(t *testing.T) string {
+	var once sync.Once
+	var bin string
+	var err error
+	return func(t *testing.T) string {
+		t.Helper()
+		once.Do(func() {
+			if stageDir, err = os.MkdirTemp("", "examples-stage-"); err != nil {
+				return
+			}
+			bin = filepath.Join(stageDir, "databrew-stage")
+			if out, berr := exec.Command("go", "build", "-o", bin, "../cmd/databrew-stage").CombinedOutput(); berr != nil {
+				err = fmt.Errorf("build: %v\n%s", berr, out)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bin
+	}
+}()
+
+// booksSite serves a catalog of 30 items and writes dir/books.toml, a
+// config named "books" for it, its state and output in dir. The site
+// is closed when the test ends.
+func booksSite(t *testing.T, dir string) (*catalogsite.Site, string) {
+	t.Helper()
+	site := catalogsite.New(catalogsite.Options{Items: 30, PerPage: 10})
+	srv := httptest.NewServer(site)
+	t.Cleanup(srv.Close)
+	config := filepath.Join(dir, "books.toml")
+	toml := fmt.Sprintf(`name = "books"
+start_urls = [%q]
+storage = %q
+output = %q
+
+[policy]
+timeout = "2s"
+backoff = "1ms"
+max_backoff = "5ms"
+retry_pass_delay = "10ms"
+pause = "0s"
+`, catalogsite.StartURL(srv.URL), filepath.Join(dir, "state"), filepath.Join(dir, "out")) + catalogsite.ExtractConfig
+	if err := os.WriteFile(config, []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return site, config
 }
 
 // The DuckDB query (not run: no DuckDB here) names only columns every

@@ -238,17 +238,26 @@ func TestKubernetesShardJobs(t *testing.T) {
 	}
 }
 
-// airflowStub stands in for Airflow and pendulum, runs a DAG file and
-// prints what it built as JSON: the module's constants, the tasks (a
-// mapped task with its partial and expand arguments) and the edges.
-const airflowStub = `
+// airflowStubHead stands in for Airflow, its Kubernetes provider,
+// kubernetes and pendulum, and runs a DAG file:
+//
+//	python3 -c STUB DAG.py LAYOUT [ARG...]
+//
+// LAYOUT 3 offers Airflow 3's import paths alone (airflow.sdk, the
+// standard provider's BashOperator), LAYOUT 2 Airflow 2.10's alone
+// (airflow.DAG, airflow.decorators, airflow.operators.bash), so a DAG
+// imports under each only if it imports what that version has. It leaves
+// what the DAG built in out: the module's constants, the tasks (a mapped
+// task with its partial and expand arguments, a @task with its function)
+// and the edges; g holds the DAG module's globals.
+const airflowStubHead = `
 import json, runpy, sys, types
 
 tasks, edges = [], []
 
 class Task:
-    def __init__(self, kind, kw):
-        self.kind, self.kw = kind, kw
+    def __init__(self, kind, kw, fn=None):
+        self.kind, self.kw, self.fn = kind, kw, fn
         tasks.append(self)
     def task_id(self):
         return self.kw.get("task_id") or self.kw.get("partial", {}).get("task_id")
@@ -274,6 +283,15 @@ class BashOperator:
     def partial(cls, **kw):
         return Partial(kw)
 
+class KubernetesPodOperator:
+    def __new__(cls, **kw):
+        return Task("kpo", kw)
+
+def task(*args, **kw):
+    def wrap(fn):
+        return lambda *a, **k: Task("python", {"task_id": kw.get("task_id", fn.__name__), **kw}, fn)
+    return wrap(args[0]) if args and callable(args[0]) else wrap
+
 class DAG:
     def __init__(self, **kw):
         self.kw = kw
@@ -286,20 +304,63 @@ def module(name, **attrs):
     m = types.ModuleType(name)
     m.__dict__.update(attrs)
     sys.modules[name] = m
+    return m
 
-module("airflow", DAG=DAG)
-module("airflow.operators")
-module("airflow.operators.bash", BashOperator=BashOperator)
+k8s = module("kubernetes.client.models")
+k8s.__getattr__ = lambda name: (lambda *a, **kw: {"kind": name, **kw})
+module("kubernetes", client=module("kubernetes.client", models=k8s))
 module("pendulum", datetime=lambda *a, **kw: [a, kw])
+module("airflow.providers.cncf.kubernetes.operators.pod", KubernetesPodOperator=KubernetesPodOperator)
+if sys.argv[2] == "3":
+    module("airflow")
+    module("airflow.sdk", DAG=DAG, task=task)
+    module("airflow.providers.standard.operators.bash", BashOperator=BashOperator)
+elif sys.argv[2] == "2":
+    module("airflow", DAG=DAG)
+    module("airflow.decorators", task=task)
+    module("airflow.operators")
+    module("airflow.operators.bash", BashOperator=BashOperator)
+else:
+    sys.exit("layout must be 2 or 3")
 
 g = runpy.run_path(sys.argv[1])
-consts = {k: v for k, v in g.items() if k.isupper() and isinstance(v, (int, str))}
-print(json.dumps({
-    "constants": consts,
+out = {
+    "constants": {k: v for k, v in g.items() if k.isupper() and isinstance(v, (int, str))},
     "tasks": [{"kind": t.kind, "task_id": t.task_id(), "kw": t.kw} for t in tasks],
     "edges": edges,
-}, default=str))
+}
 `
+
+// airflowStub runs a DAG file under airflowStubHead and prints out as
+// JSON.
+const airflowStub = airflowStubHead + `
+print(json.dumps(out, default=str))
+`
+
+// airflowLayouts are the Airflow versions whose import paths the stub
+// offers.
+var airflowLayouts = []string{"3", "2"}
+
+// runAirflowStub runs script (airflowStubHead and more) on the DAG file
+// path under an Airflow layout and decodes the JSON it prints into v.
+func runAirflowStub(t *testing.T, script, path, layout string, v any, args ...string) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3 on this machine")
+	}
+	out, err := exec.Command(python, append([]string{"-c", script, path, layout}, args...)...).Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("running %s with Airflow %s stubbed: %v\n%s", path, layout, err, stderr)
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
 
 // runIDArg and the other flag patterns read a bash_command, where a value
 // may be a Jinja expression with spaces.
@@ -331,18 +392,14 @@ func TestAirflowShardDAG(t *testing.T) {
 		t.Error("shards_dag.py writes a shard count as a literal instead of SHARDS")
 	}
 
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3 on this machine")
+	for _, layout := range airflowLayouts {
+		t.Run("airflow"+layout, func(t *testing.T) { checkShardDAG(t, path, layout) })
 	}
-	out, err := exec.Command(python, "-c", airflowStub, path).Output()
-	if err != nil {
-		var stderr []byte
-		if ee, ok := err.(*exec.ExitError); ok {
-			stderr = ee.Stderr
-		}
-		t.Fatalf("running %s with Airflow stubbed: %v\n%s", path, err, stderr)
-	}
+}
+
+// checkShardDAG checks the shards DAG as the stub for an Airflow layout
+// builds it.
+func checkShardDAG(t *testing.T, path, layout string) {
 	var dag struct {
 		Constants map[string]any
 		Tasks     []struct {
@@ -352,9 +409,7 @@ func TestAirflowShardDAG(t *testing.T) {
 		}
 		Edges [][2]string
 	}
-	if err := json.Unmarshal(out, &dag); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	runAirflowStub(t, airflowStub, path, layout, &dag)
 	shards, ok := dag.Constants["SHARDS"].(float64)
 	if !ok || shards < 1 || shards != float64(int(shards)) {
 		t.Fatalf("SHARDS = %v, want a positive integer", dag.Constants["SHARDS"])

@@ -5,7 +5,8 @@ every listing and sitemap, fetches only the item pages whose URL hashes to
 i, and stages its part file in the lake without completing it. Its delay
 per host is the config's delay times SHARDS, so the site sees the
 configured rate in total when all shards run at once. A shard exits 0 when
-its verdict is success or partial, 1 when it failed.
+its verdict is success or partial, 1 when it failed. Written for Airflow
+3, and for Airflow 2.10 through the fallback imports.
 
 `commit_books` runs once every shard passed (trigger_rule all_success): it
 completes the shards' uploads and writes `_manifest.json`, then
@@ -37,8 +38,15 @@ verdict (the shards' verdicts are inside it under "shards").
 from datetime import timedelta
 
 import pendulum
-from airflow import DAG
-from airflow.operators.bash import BashOperator
+
+try:  # Airflow 3
+    from airflow.sdk import DAG
+except ImportError:  # Airflow 2.10
+    from airflow import DAG
+try:  # Airflow 3, or Airflow 2 with the standard provider
+    from airflow.providers.standard.operators.bash import BashOperator
+except ImportError:  # Airflow 2
+    from airflow.operators.bash import BashOperator
 
 SHARDS = 4  # the one place the shard count is set
 CONFIG = "/opt/databrew/configs/books.toml"
