@@ -1,13 +1,12 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/internal/docs"
 )
 
 // realSite uses every key of SPEC 6b's [listing], [item] and
@@ -171,23 +170,29 @@ func TestDecimalErrorText(t *testing.T) {
 	}
 }
 
-// TestReadmeFieldSources parses the README's example of field sources, so
-// the documentation stays a config that loads.
+// TestReadmeFieldSources parses the documentation's example of field
+// sources (docs/config.md), so the documentation stays a config that loads.
 func TestReadmeFieldSources(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	pages, err := docs.Pages("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, _ := strings.Cut(string(readme), "A field has one source, then runs through")
-	_, block, _ = strings.Cut(block, "```toml\n")
-	block, _, found := strings.Cut(block, "```")
-	if !found {
-		t.Fatal("README has no toml block of field sources")
+	var block string
+	for _, p := range pages {
+		if _, after, ok := strings.Cut(p.Text, "A field has one source, then runs through"); ok {
+			if bs := (docs.Page{Path: p.Path, Text: after}).Blocks(); len(bs) > 0 && bs[0].Lang == "toml" {
+				block = bs[0].Text
+			}
+			break
+		}
+	}
+	if block == "" {
+		t.Fatal("the documentation has no toml block of field sources")
 	}
 	doc := "name = \"shop\"\nstart_urls = [\"https://shop.example/\"]\n[listing]\nitem_links = \"a\"\n" + block
 	cfg, err := Parse("readme.toml", []byte(doc))
 	if err != nil {
-		t.Fatalf("README field sources do not load: %v\n%s", err, doc)
+		t.Fatalf("the documentation's field sources do not load: %v\n%s", err, doc)
 	}
 	if len(cfg.Extract.Fields) != 9 {
 		t.Errorf("%d fields", len(cfg.Extract.Fields))

@@ -22,6 +22,7 @@ import (
 
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/docs"
 )
 
 // FuzzParse decodes arbitrary documents: a config that parses keeps every
@@ -48,20 +49,24 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// seedConfigs returns the README's config walkthrough, the catalog site's
+// seedConfigs returns the documentation's config walkthrough and every
+// other toml block of README.md and docs/*.md, the catalog site's
 // extraction wrapped into a full config, and the configs of the CLI's
 // test scripts.
 func seedConfigs(t testing.TB) [][]byte {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	pages, err := docs.Pages("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, walk, _ := strings.Cut(string(readme), "## Config walkthrough")
-	_, walk, _ = strings.Cut(walk, "```toml\n")
-	walk, _, found := strings.Cut(walk, "```")
-	if !found {
-		t.Fatal("README has no toml block in its config walkthrough")
+	var walk string
+	if _, section, ok := docs.Section(pages, "Config walkthrough"); ok {
+		if bs := (docs.Page{Text: section}).Blocks(); len(bs) > 0 && bs[0].Lang == "toml" {
+			walk = bs[0].Text
+		}
+	}
+	if walk == "" {
+		t.Fatal("the documentation has no toml block in its config walkthrough")
 	}
 	seeds := [][]byte{
 		[]byte(walk),
@@ -85,6 +90,13 @@ stock = { css = "td.v-stock", type = "int64", map = { "Sold out" = 0, "*left*" =
 when  = { css = "time", type = "timestamp", default = 2025-03-03T00:00:00Z }
 `),
 		[]byte(good + "[request]\nheaders = { Accept-Language = \"de-DE\", X-Cost = \"$$5\" }\ncookies = { cc_consent = \"1\" }\ncookie_jar = false\n"),
+	}
+	for _, p := range pages {
+		for _, b := range p.Blocks() {
+			if b.Lang == "toml" && b.Text != walk {
+				seeds = append(seeds, []byte(b.Text))
+			}
+		}
 	}
 	scripts, err := filepath.Glob(filepath.Join("..", "cmd", "databrew-stage", "testdata", "script", "*.txtar"))
 	if err != nil || len(scripts) == 0 {

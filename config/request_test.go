@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/databrew/databrew-stage/internal/docs"
 )
 
 // secret is the token the tests read from the environment: it must never
@@ -186,18 +186,27 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 }
 
-// TestREADMEGatedSitesSnippet: the README's [request] example parses, and
-// its error example is the message an unset variable gets.
+// TestREADMEGatedSitesSnippet: the [request] example of the documentation's
+// Gated sites section (docs/config.md) parses, and its error example is the
+// message an unset variable gets.
 func TestREADMEGatedSitesSnippet(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	pages, err := docs.Pages("..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, part, _ := strings.Cut(string(readme), "### Gated sites")
-	_, snippet, _ := strings.Cut(part, "```toml\n")
-	snippet, _, found := strings.Cut(snippet, "```")
+	page, part, found := docs.Section(pages, "Gated sites")
 	if !found {
-		t.Fatal("README has no toml block under Gated sites")
+		t.Fatal("no page of the documentation has a Gated sites section")
+	}
+	var snippet string
+	for _, b := range (docs.Page{Path: page.Path, Text: part}).Blocks() {
+		if b.Lang == "toml" {
+			snippet = b.Text
+			break
+		}
+	}
+	if snippet == "" {
+		t.Fatalf("%s has no toml block under Gated sites", page.Path)
 	}
 	cfg, err := ParseWith("books.toml", []byte(good+snippet), envOf(map[string]string{"SHOP_TOKEN": secret}))
 	if err != nil {
@@ -209,6 +218,6 @@ func TestREADMEGatedSitesSnippet(t *testing.T) {
 	doc := strings.Repeat("\n", 25-strings.Count(good, "\n")) + snippet // [request] on line 26
 	_, err = ParseWith("books.toml", []byte(good+doc), envOf(nil))
 	if es := AsErrors(err); len(es) != 1 || !strings.Contains(part, "`"+es[0].Error()+"`") {
-		t.Fatalf("the README's example error differs from the real one: %v", err)
+		t.Fatalf("the documentation's example error differs from the real one: %v", err)
 	}
 }

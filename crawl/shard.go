@@ -37,8 +37,8 @@ func (s Shard) String() string { return fmt.Sprintf("%d-of-%d", s.Index, s.Count
 // only on the low bits of each byte: URLs that differ in letters such as
 // a, e, i would crowd into a few shards.) The hash is fixed, so a page
 // and an item stay with one shard from run to run for a given Count (a
-// new Count moves most of them: see the README on changing the shard
-// count).
+// new Count moves most of them: see "Changing the shard count" in
+// docs/shards.md).
 func (s Shard) Owns(text string) bool {
 	if !s.Sharded() {
 		return true

@@ -6,7 +6,7 @@ import (
 )
 
 // systemColumnDescriptions describe the system columns that end every
-// export, in the README's words.
+// export, in the words of docs/outputs.md.
 var systemColumnDescriptions = map[string]string{
 	sink.ColumnKey:       "the item's key",
 	sink.ColumnURL:       "the item page's URL",

@@ -1,17 +1,18 @@
 package stage
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/databrew/databrew-stage/internal/docs"
 	"github.com/databrew/databrew-stage/internal/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// readmeShop is a config of the README's catalog structures section: the
-// TOML block after a "<!-- shop: KIND [api=API] [token] -->" marker.
+// readmeShop is a config of the documentation's catalog structures
+// (docs/real-sites.md): a TOML block marked "<!-- shop: KIND [api=API]
+// [token] -->".
 type readmeShop struct {
 	marker string
 	kind   shopsites.Kind
@@ -19,35 +20,49 @@ type readmeShop struct {
 	config string
 }
 
-var shopMarker = regexp.MustCompile("(?s)<!-- shop: ([a-z]+)((?: [a-z]+(?:=[a-z]+)?)*) -->\\s*```toml\\n(.*?)```")
+var shopMarker = regexp.MustCompile(`^shop: ([a-z]+)((?: [a-z]+(?:=[a-z]+)?)*)$`)
 
-// readmeShops returns the README's marked configs.
+// readmeShops returns the marked configs of README.md and docs/*.md.
 func readmeShops(t *testing.T) []readmeShop {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	pages, err := docs.Pages("..")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var shops []readmeShop
-	for _, m := range shopMarker.FindAllStringSubmatch(string(readme), -1) {
-		s := readmeShop{marker: strings.TrimSpace(m[1] + m[2]), kind: shopsites.Kind(m[1]), config: m[3]}
-		for _, opt := range strings.Fields(m[2]) {
-			switch {
-			case strings.HasPrefix(opt, "api="):
-				s.opts.API = strings.TrimPrefix(opt, "api=")
-			case opt == "token":
-				s.opts.Token = "readme-t0ken"
-			default:
-				t.Fatalf("README marker %q: unknown option %q", m[0], opt)
+	marks := 0
+	for _, p := range pages {
+		marks += strings.Count(p.Text, "<!-- shop:")
+		for _, b := range p.Blocks() {
+			if !strings.HasPrefix(b.Marker, "shop:") {
+				continue
 			}
+			m := shopMarker.FindStringSubmatch(b.Marker)
+			if m == nil || b.Lang != "toml" {
+				t.Fatalf("%s: marker %q on a %q block: want <!-- shop: KIND [api=API] [token] --> on a toml block", b.Where(), b.Marker, b.Lang)
+			}
+			s := readmeShop{marker: strings.TrimSpace(m[1] + m[2]), kind: shopsites.Kind(m[1]), config: b.Text}
+			for _, opt := range strings.Fields(m[2]) {
+				switch {
+				case strings.HasPrefix(opt, "api="):
+					s.opts.API = strings.TrimPrefix(opt, "api=")
+				case opt == "token":
+					s.opts.Token = "readme-t0ken"
+				default:
+					t.Fatalf("%s: marker %q: unknown option %q", b.Where(), b.Marker, opt)
+				}
+			}
+			shops = append(shops, s)
 		}
-		shops = append(shops, s)
+	}
+	if marks != len(shops) {
+		t.Fatalf("%d shop markers, %d of them right before a toml block", marks, len(shops))
 	}
 	return shops
 }
 
-// TestReadmeConfigsCrawlTheirShops runs each config the README shows for a
-// catalog structure against the fixture shop built that way (its
+// TestReadmeConfigsCrawlTheirShops runs each config the documentation
+// (README.md and docs/*.md) shows for a catalog structure against the fixture shop built that way (its
 // https://shop.example replaced by the shop's address, with fast waits):
 // the export must hold exactly the shop's products.
 func TestReadmeConfigsCrawlTheirShops(t *testing.T) {
@@ -58,7 +73,7 @@ func TestReadmeConfigsCrawlTheirShops(t *testing.T) {
 	}
 	for _, k := range shopsites.Kinds() {
 		if !seen[k] {
-			t.Errorf("the README shows no config for the %s shop", k)
+			t.Errorf("the documentation shows no config for the %s shop", k)
 		}
 	}
 	for _, s := range shops {

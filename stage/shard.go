@@ -65,7 +65,7 @@ func ValidRunID(id string) error {
 // ErrShardCount matches the error Run and Commit return when the shard
 // count differs from the one the storage path's states, or the logical
 // run, were made with: changing it moves most items to another shard, so
-// it takes the migration the README describes, never a silent export.
+// it takes the migration docs/shards.md describes, never a silent export.
 var ErrShardCount = errors.New("shard count changed")
 
 // ErrCommitted matches the error Run returns for a shard, and Commit for
@@ -153,7 +153,7 @@ func shardStorage(cfg config.Config, s *Shard) (string, error) {
 	if s == nil {
 		if len(counts) > 0 {
 			return "", fmt.Errorf("%w: storage %s holds the states of shards (%s): run this config with --shard I/N, "+
-				"or see \"Changing the shard count\" in the README", ErrShardCount, cfg.Storage, strings.Join(counts, ", "))
+				"or see \"Changing the shard count\" in docs/shards.md", ErrShardCount, cfg.Storage, strings.Join(counts, ", "))
 		}
 		return cfg.Storage, nil
 	}
@@ -161,11 +161,11 @@ func shardStorage(cfg config.Config, s *Shard) (string, error) {
 	case len(others) > 0:
 		return "", fmt.Errorf("%w: storage %s holds the states of %s shards; this is shard %d of %d. A new count moves most items "+
 			"to another shard, and each would be exported again: commit the last run of the old count, move its shard-*-of-* "+
-			"folders aside, and run the new shards once with --reset-state (see \"Changing the shard count\" in the README)",
+			"folders aside, and run the new shards once with --reset-state (see \"Changing the shard count\" in docs/shards.md)",
 			ErrShardCount, cfg.Storage, strings.Join(others, ", "), s.Index, s.Count)
 	case sink.Exists(filepath.Join(cfg.Storage, state.FileName)):
 		return "", fmt.Errorf("%w: storage %s holds the state of the whole config (state.db); this is shard %d of %d: "+
-			"move state.db aside and run the shards once with --reset-state (see \"Changing the shard count\" in the README)",
+			"move state.db aside and run the shards once with --reset-state (see \"Changing the shard count\" in docs/shards.md)",
 			ErrShardCount, cfg.Storage, s.Index, s.Count)
 	}
 	return ShardStorage(cfg.Storage, *s), nil

@@ -16,7 +16,8 @@ import bolt "go.etcd.io/bbolt"
 // Pages a transaction only reads are not held: bbolt reads them through
 // its memory map, so they are page cache, which the kernel reclaims under a
 // memory limit like any other (a cgroup charges page cache to the cgroup
-// and reclaims it before it kills; see the README's memory measurements).
+// and reclaims it before it kills; see the memory measurements under
+// "Tests and benchmarks" in docs/architecture.md).
 
 const (
 	// DefaultWriteBudget is what one write transaction may hold of changed

@@ -22,9 +22,9 @@ crawls again, and prints both verdicts. Works offline. DIR is reset at the
 start of each demo (only if an earlier demo made it).
 
 With --serve it crawls nothing: it keeps the catalog up on --port until
-Ctrl+C, with a config for it in DIR (kept when it is there, so edits
-survive), and says how to check and run it, change the catalog and take
-the site down and back up, from another terminal.`
+Ctrl+C, with a config for it in DIR (one you edited is kept as it is),
+and says how to check and run it, change the catalog and take the site
+down and back up, from another terminal.`
 
 const demoMarker = ".databrew-demo"
 

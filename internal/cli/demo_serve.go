@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
@@ -19,9 +20,10 @@ import (
 const demoControl = "/_demo/"
 
 // demoServe keeps the bundled catalog up at addr until a signal, with the
-// demo config for it in dir (written when missing, so an edited config is
-// kept), so a newcomer can edit the config, check it and run it again, and
-// change the catalog or take it down from another terminal.
+// demo config for it in dir (written when missing or when an earlier demo
+// left it unedited for another address; an edited config is kept), so a
+// newcomer can edit the config, check it and run it again, and change the
+// catalog or take it down from another terminal.
 func demoServe(ctx context.Context, env Env, dir, addr string, items int) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
@@ -36,7 +38,7 @@ func demoServe(ctx context.Context, env Env, dir, addr string, items int) int {
 	base := "http://" + ln.Addr().String()
 	cfgPath := filepath.Join(dir, "books.toml")
 	kept := true
-	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+	if old, err := os.ReadFile(cfgPath); errors.Is(err, os.ErrNotExist) || (err == nil && staleDemoConfig(old, base)) {
 		kept = false
 		err = os.WriteFile(cfgPath, []byte(demoConfig(catalogsite.StartURL(base))), 0o644)
 		if err == nil {
@@ -81,6 +83,18 @@ Take the site down (503 on every page) and bring it back:
 	_ = srv.Shutdown(sctx)
 	fmt.Fprintln(env.Stdout, "Stopped.")
 	return ExitOK
+}
+
+// demoStartURL is the start URL line of demoConfig.
+var demoStartURL = regexp.MustCompile(`(?m)^start_urls = \["([^"]*)"\]$`)
+
+// staleDemoConfig reports whether cfg is a config a demo wrote, unedited,
+// for a catalog at another address than base: make demo serves on a free
+// port, so the config it leaves names a catalog that is gone. Such a
+// config is written anew; an edited one is kept as it is.
+func staleDemoConfig(cfg []byte, base string) bool {
+	m := demoStartURL.FindSubmatch(cfg)
+	return m != nil && string(m[1]) != catalogsite.StartURL(base) && string(cfg) == demoConfig(string(m[1]))
 }
 
 // withDemoControl serves the catalog, and under demoControl takes POSTs

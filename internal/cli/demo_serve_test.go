@@ -104,3 +104,58 @@ func TestDemoServeKeepsTheCatalogUpToCheckRunChangeAndTakeDown(t *testing.T) {
 		t.Fatalf("the edited config was replaced: %q\n%s", b, out2.String())
 	}
 }
+
+// TestDemoServeRewritesTheConfigAnEarlierDemoLeftForAnotherPort: make demo
+// serves on a free port and leaves its config behind; demo --serve then
+// points that config at its own catalog, unless it was edited.
+func TestDemoServeRewritesTheConfigAnEarlierDemoLeftForAnotherPort(t *testing.T) {
+	gone := "http://127.0.0.1:1/catalogue/page-1.html"
+	for _, c := range []struct {
+		name, cfg string
+		stale     bool
+	}{
+		{"left by a demo", demoConfig(gone), true},
+		{"edited", demoConfig(gone) + "# mine\n", false},
+		{"another start URL", demoConfig("http://127.0.0.1:1/x"), true},
+		{"no start URL", "# edited\n", false},
+	} {
+		if got := staleDemoConfig([]byte(c.cfg), "http://127.0.0.1:8390"); got != c.stale {
+			t.Errorf("%s: stale = %v, want %v", c.name, got, c.stale)
+		}
+	}
+	if staleDemoConfig([]byte(demoConfig("http://127.0.0.1:8390/catalogue/page-1.html")), "http://127.0.0.1:8390") {
+		t.Error("a config for this very catalog is stale")
+	}
+
+	dir := filepath.Join(t.TempDir(), "demo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "books.toml")
+	if err := os.WriteFile(cfg, []byte(demoConfig(gone)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var out syncBuffer
+	done := make(chan int)
+	go func() { done <- demoServe(ctx, Env{Stdout: &out, Stderr: &out}, dir, "127.0.0.1:0", 30) }()
+	var base string
+	for range 500 {
+		if m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+) until`).FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if code := <-done; code != ExitOK || base == "" {
+		t.Fatalf("demo --serve ended with %d:\n%s", code, out.String())
+	}
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != demoConfig(base+"/catalogue/page-1.html") || !strings.Contains(out.String(), "written for it") {
+		t.Fatalf("the config left for another port was not written anew:\n%s\n%s", b, out.String())
+	}
+}

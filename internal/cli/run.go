@@ -39,7 +39,7 @@ signal exits at once.
 
 Shards: --shard I/N (or --shards N with JOB_COMPLETION_INDEX) --run-id ID
 runs one of N shards of a logical run, which 'databrew-stage commit'
-publishes once every shard passed (see the README's "Shards").
+publishes once every shard passed (see docs/shards.md).
 
 Exit codes: 0 every run succeeded or was partial; 1 a run failed, or its
 export failed with an error (export.failed in the verdict; see
