@@ -27,8 +27,8 @@ are not allowed in a run id.
 Each shard keeps its state in `<storage>/shard-i-of-SHARDS`, so the
 config's storage path must be on a file system every worker that may run
 a shard sees (or route these tasks to one worker with `queue=`).
-Changing SHARDS between runs is refused by the stage: see the README's
-"Changing the shard count".
+Changing SHARDS between runs is refused by the stage: see "Changing the shard
+count" in docs/shards.md.
 
 `--json` makes the last stdout line the verdict, which BashOperator pushes
 as the task's XCom: each shard's own verdict, and the commit's combined
