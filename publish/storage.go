@@ -21,7 +21,9 @@ var ErrNoAnswer = errors.New("the store did not answer in time")
 // Storage is where an export is published: a local folder or a bucket
 // prefix, its root. Keys are relative to the root, slash-separated (see
 // CheckKey); every method refuses a key or prefix that is not one with an
-// error wrapping ErrBadKey, so no key escapes the root.
+// error wrapping ErrBadKey, so no key escapes the root. No key may be the
+// folder of another ("a" and "a/b"): a local folder cannot hold both, and
+// the protocol never writes both.
 //
 // An object is what a reader sees: listed by List, read by Read, sized by
 // Stat. A part is a file of an export being written: staged by StagePart,

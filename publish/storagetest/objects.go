@@ -146,13 +146,14 @@ func statGivesTheSize(f *fixture) {
 }
 
 func listInKeyOrder(f *fixture) {
-	// Written out of order; "-" sorts before "/", and "B" before "a".
-	for _, k := range []string{"ab", "a/c/d", "B", "a", "a/b0", "b/a", "a-b", "a/b"} {
+	// Written out of order; "+" and "-" sort before "/", and "B" before
+	// "a".
+	for _, k := range []string{"ab", "a/c/d", "B", "a+", "a/b0", "b/a", "a-b", "a/b"} {
 		f.put(k, []byte(k))
 	}
-	f.expectList("", "B", "a", "a-b", "a/b", "a/b0", "a/c/d", "ab", "b/a")
+	f.expectList("", "B", "a+", "a-b", "a/b", "a/b0", "a/c/d", "ab", "b/a")
 	f.expectList("a/", "a/b", "a/b0", "a/c/d")
-	f.expectList("a", "a", "a-b", "a/b", "a/b0", "a/c/d", "ab")
+	f.expectList("a", "a+", "a-b", "a/b", "a/b0", "a/c/d", "ab")
 	f.expectList("a/b", "a/b", "a/b0")
 	f.expectList("a/c/", "a/c/d")
 	f.expectList("a/b0", "a/b0")
@@ -162,7 +163,7 @@ func listInKeyOrder(f *fixture) {
 }
 
 func deletePrefixCounts(f *fixture) {
-	for _, k := range []string{"d/1", "d/2", "d/e/3", "d", "dx", "e/d/1"} {
+	for _, k := range []string{"d/1", "d/2", "d/e/3", "d+", "dx", "e/d/1"} {
 		f.put(k, []byte(k))
 	}
 	del := func(prefix string, want int) {
@@ -173,7 +174,7 @@ func deletePrefixCounts(f *fixture) {
 		}
 	}
 	del("d/", 3)
-	f.expectList("", "d", "dx", "e/d/1")
+	f.expectList("", "d+", "dx", "e/d/1")
 	del("zzz/", 0)
 	del("d", 2)
 	f.expectList("", "e/d/1")
