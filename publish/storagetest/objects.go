@@ -38,35 +38,40 @@ func putIfAbsentCreatesOnce(f *fixture) {
 }
 
 func putIfAbsentConcurrently(f *fixture) {
-	const writers = 8
-	key := ".databrew-shards/run=R/_decision.json"
-	var created atomic.Int32
-	winner := make(chan []byte, writers)
-	var wg sync.WaitGroup
-	errs := make(chan error, writers)
-	for i := range writers {
-		wg.Go(func() {
-			data := fmt.Appendf(nil, "decided by writer %d", i)
-			ok, err := f.s.PutIfAbsent(f.ctx(), key, data)
-			if err != nil {
-				errs <- err
-				return
-			}
-			if ok {
-				created.Add(1)
-				winner <- data
-			}
-		})
+	const writers, rounds = 8, 10
+	for round := range rounds {
+		key := fmt.Sprintf(".databrew-shards/run=R%d/_decision.json", round)
+		var created atomic.Int32
+		winner := make(chan []byte, writers)
+		errs := make(chan error, writers)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range writers {
+			wg.Go(func() {
+				data := fmt.Appendf(nil, "decided by writer %d", i)
+				<-start
+				ok, err := f.s.PutIfAbsent(f.ctx(), key, data)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if ok {
+					created.Add(1)
+					winner <- data
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			f.t.Fatalf("PutIfAbsent: %v", err)
+		}
+		if n := created.Load(); n != 1 {
+			f.t.Fatalf("%d of %d concurrent PutIfAbsent created %s; want exactly 1", n, writers, key)
+		}
+		f.expectObject(key, <-winner)
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		f.t.Fatalf("PutIfAbsent: %v", err)
-	}
-	if n := created.Load(); n != 1 {
-		f.t.Fatalf("%d of %d concurrent PutIfAbsent created the object; want exactly 1", n, writers)
-	}
-	f.expectObject(key, <-winner)
 }
 
 func putReplaces(f *fixture) {
