@@ -8,8 +8,10 @@ import (
 )
 
 // ErrBadKey is wrapped by the error of a call given a key or prefix that
-// is not a key of the backend's root (see CheckKey and CheckPrefix), or
-// one the backend keeps for itself. Such a call touches nothing.
+// is not a key of the backend's root (see CheckKey and CheckPrefix), one
+// the backend keeps for itself (a folder's staging area), or one its
+// store would not hold as it is (on S3, a key gocloud would list as
+// another). Such a call touches nothing.
 var ErrBadKey = errors.New("not a key under the storage's root")
 
 // ErrNoAnswer is wrapped by the error of a call the store did not answer
@@ -20,8 +22,9 @@ var ErrNoAnswer = errors.New("the store did not answer in time")
 
 // Storage is where an export is published: a local folder or a bucket
 // prefix, its root. Keys are relative to the root, slash-separated (see
-// CheckKey); every method refuses a key or prefix that is not one with an
-// error wrapping ErrBadKey, so no key escapes the root. No key may be the
+// CheckKey); every method refuses a key or prefix that is not one, or
+// that the backend cannot hold as it is, with an error wrapping
+// ErrBadKey, so no key escapes the root. No key may be the
 // folder of another ("a" and "a/b"): a local folder cannot hold both, and
 // the protocol never writes both.
 //
@@ -55,7 +58,8 @@ type Storage interface {
 	// CompletePart makes the staged part p (as its Finish returned it)
 	// the object at p.Key, create-only, and is idempotent:
 	//   - nil when the part becomes the object, or became it before (the
-	//     object is there with p.Size bytes and the staged part is gone):
+	//     object is there with p.Size bytes and the staged part is gone;
+	//     a store may not tell the part from another object of its size):
 	//     a crash after the completion and before its record is rolled
 	//     forward by completing again;
 	//   - an error wrapping fs.ErrExist when another object holds the key
@@ -65,7 +69,8 @@ type Storage interface {
 	//   - another error when the staged part does not hold p.Size bytes.
 	// Without Caps().HidesParts the part is the object since Finish, and
 	// CompletePart only checks it is there with p.Size bytes. Other
-	// stagings of the same key are left to AbortStaged.
+	// stagings of the same key can never be completed: a backend may
+	// abort them (S3 does) or leave them to AbortStaged.
 	CompletePart(ctx context.Context, p Part) error
 
 	// CompleteFolder completes parts, every one under folder (a prefix
