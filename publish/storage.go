@@ -184,7 +184,9 @@ type Part struct {
 	Key string
 	// Token tells the staged part from any other staging of its key: an
 	// S3 multipart upload id, a folder's staging name; "" where the
-	// backend needs none.
+	// backend needs none. S3 also completes and checks a part given ""
+	// by the one upload of its key holding Size bytes, as a state written
+	// before upload ids were recorded needs.
 	Token string
 	// Size is the number of bytes written.
 	Size int64
