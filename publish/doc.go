@@ -1,0 +1,19 @@
+// Package publish holds what publishing an export exactly once needs of the
+// place it is published into: Storage, the storage port, with Caps for what
+// a backend can and cannot do. Every backend — a local folder
+// (publish/folder), S3, Azure Blob Storage and Google Cloud Storage
+// (objstore.Target.Storage), the in-memory fake (publish/memstorage) —
+// passes the conformance suite publish/storagetest, so the protocol can
+// rely on what Storage's doc comments promise whichever backend it is
+// given.
+//
+// The protocol writes a run's part files where readers do not see them
+// yet (StagePart), records them, makes them visible create-only
+// (CompletePart, CompleteFolder) and writes the run's small files
+// create-only (PutIfAbsent); after a crash it looks at what is staged
+// (ListStaged, CheckPart) and rolls forward, by completing again
+// (completion is idempotent), or back (AbortStaged, DeletePrefix). The
+// backends differ in whether a part can stay hidden once written and
+// whether several parts can appear at once: the protocol asks Caps instead
+// of switching on the backend's type.
+package publish
