@@ -53,11 +53,16 @@ var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // ValidRunID returns an error unless id can name a logical run: 1 to 128
 // letters, digits, dots, dashes and underscores, starting with a letter
-// or digit.
+// or digit, without "__0x": object storage's client library reads
+// "__0x41__" in a key as an escaped "A", so such a run's files and its
+// _SUCCESS would land under two different prefixes.
 func ValidRunID(id string) error {
 	if !runIDPattern.MatchString(id) {
 		return fmt.Errorf("run id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit "+
 			"(in Airflow, {{ ts_nodash }} or {{ run_id | replace(':', '-') | replace('+', '-') }})", id)
+	}
+	if strings.Contains(strings.ToLower(id), "__0x") {
+		return fmt.Errorf("run id %q: must not hold \"__0x\", which object storage keys read as an escaped character", id)
 	}
 	return nil
 }
