@@ -2,34 +2,22 @@ package render
 
 import (
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"sync/atomic"
 	"testing"
 
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/internal/browsertest"
 )
 
 // TestWorkersRequestsArePoliced: what a page's web worker fetches passes
 // the same checks as the page's own requests: a host outside the allowed
 // domains is never contacted.
 func TestWorkersRequestsArePoliced(t *testing.T) {
-	var hits atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("no second loopback address: %v", err)
-	}
-	third := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+	third, hits := browsertest.ThirdParty(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 		fmt.Fprint(w, "leaked")
 	}))
-	third.Listener.Close()
-	third.Listener = ln
-	third.Start()
-	t.Cleanup(third.Close)
 	s := newSite(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/worker.js":

@@ -2,7 +2,6 @@ package stage
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/browsertest"
 	"github.com/databrew/databrew-stage/internal/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -97,20 +97,10 @@ func patient(config string) string {
 // from a host outside allowed_domains (a server on another loopback
 // address) is blocked in the browser, never sent.
 func TestRender_ThirdPartyHostNeverContacted(t *testing.T) {
-	var hits atomic.Int64
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
-	if err != nil {
-		t.Skipf("no second loopback address: %v", err)
-	}
-	third := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
+	third, hits := browsertest.ThirdParty(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		fmt.Fprintln(w, "window.tagged = true;")
 	}))
-	third.Listener.Close()
-	third.Listener = ln
-	third.Start()
-	t.Cleanup(third.Close)
 
 	_, rep := renderedRun(t, shopsites.Options{ThirdParty: third.URL + "/tag.js"}, "")
 	expect(t, rep, verdict.StopQueueEmpty, verdict.OutcomeSuccess, 2)
