@@ -45,29 +45,22 @@ func (s *storage) Where(key string) string {
 
 // key checks a port key and returns its full key.
 func (s *storage) key(ctx context.Context, what, key string) (string, error) {
-	if err := publish.CheckKey(key); err != nil {
-		return "", err
-	}
-	full := s.t.Key(key)
-	if err := s.t.checkKey(full); err != nil {
-		return "", fmt.Errorf("%w: %w", err, publish.ErrBadKey)
-	}
-	if err := s.checkEscapes(full); err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("output %s: %s %q: %w", s.t.url, what, full, err)
-	}
-	return full, nil
+	return s.full(ctx, what, key, publish.CheckKey, s.t.checkKey)
 }
 
 // prefix checks a port prefix and returns its full prefix.
 func (s *storage) prefix(ctx context.Context, what, prefix string) (string, error) {
-	if err := publish.CheckPrefix(prefix); err != nil {
+	return s.full(ctx, what, prefix, publish.CheckPrefix, s.t.checkPrefix)
+}
+
+// full checks rel with the port's rule and, once made a full key, with
+// the target's, and refuses it when ctx is done already.
+func (s *storage) full(ctx context.Context, what, rel string, portRule, targetRule func(string) error) (string, error) {
+	if err := portRule(rel); err != nil {
 		return "", err
 	}
-	full := s.t.Key(prefix)
-	if err := s.t.checkPrefix(full); err != nil {
+	full := s.t.Key(rel)
+	if err := targetRule(full); err != nil {
 		return "", fmt.Errorf("%w: %w", err, publish.ErrBadKey)
 	}
 	if err := s.checkEscapes(full); err != nil {
