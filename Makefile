@@ -27,8 +27,8 @@ image:
 	$(GO) run ./internal/image/build -bin bin/linux-amd64/databrew-stage -o bin/databrew-stage-image.tar -tag databrew-stage:$(VERSION) -version $(VERSION)
 
 ## tools: the programs tests run, installed into bin/tools when missing:
-## versitygw, the S3 server of internal/s3test, and Azurite, the Azure Blob
-## server of internal/azuritetest, with npm (each harness installs the same
+## versitygw, the S3 server of internal/testkit/s3test, and Azurite, the Azure Blob
+## server of internal/testkit/azuritetest, with npm (each harness installs the same
 ## version itself when a test runs without it); and Debian's Chromium for
 ## the [render] tests (see chromium)
 VERSITYGW_VERSION := v1.8.0

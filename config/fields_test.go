@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
 // realSite uses every key of SPEC 6b's [listing], [item] and

@@ -22,7 +22,7 @@ import (
 
 	"github.com/databrew/databrew-stage/extract"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
 // FuzzParse decodes arbitrary documents: a config that parses keeps every

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
 // secret is the token the tests read from the environment: it must never

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/azuritetest"
+	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
 	"github.com/databrew/databrew-stage/objstore"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 )
 
 // genericTarget opens an output on a versitygw and drops its S3 client, so

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 )
 

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/azuritetest"
-	"github.com/databrew/databrew-stage/internal/s3test"
-	"github.com/databrew/databrew-stage/internal/stallproxy"
+	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/stallproxy"
 	"github.com/databrew/databrew-stage/objstore"
 )
 

@@ -5,7 +5,7 @@ package objstore_test
 import (
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/gcstest"
+	"github.com/databrew/databrew-stage/internal/testkit/gcstest"
 	"github.com/databrew/databrew-stage/publish"
 )
 

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/azuritetest"
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/publish/storagetest"

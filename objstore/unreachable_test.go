@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 )
 
 // closedHost is a 127.0.0.1:PORT on which nothing listens.

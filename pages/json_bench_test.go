@@ -6,7 +6,7 @@ import (
 
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/internal/bigjson"
+	"github.com/databrew/databrew-stage/internal/testkit/bigjson"
 )
 
 // bigProducts is how many products the 9 MB listing page holds.

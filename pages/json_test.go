@@ -10,8 +10,8 @@ import (
 
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
-	"github.com/databrew/databrew-stage/internal/bigjson"
-	"github.com/databrew/databrew-stage/internal/heappeak"
+	"github.com/databrew/databrew-stage/internal/testkit/bigjson"
+	"github.com/databrew/databrew-stage/internal/testkit/heappeak"
 )
 
 // bigPage is a JSON listing page of body from the API of shop.example.

@@ -11,7 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/databrew/databrew-stage/crawl"
-	"github.com/databrew/databrew-stage/internal/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/crawl"
-	"github.com/databrew/databrew-stage/internal/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
 )
 
 // TestWorkersRequestsArePoliced: what a page's web worker fetches passes

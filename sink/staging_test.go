@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
 )
 
 // entries lists the names in dir; nil when dir does not exist.

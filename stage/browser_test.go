@@ -3,7 +3,7 @@ package stage
 import (
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
 	"github.com/databrew/databrew-stage/render"
 )
 

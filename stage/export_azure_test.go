@@ -3,7 +3,7 @@ package stage
 import (
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/azuritetest"
+	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
 )
 
 // newAzureLake starts Azurite and opens the prefix "exports" of its

@@ -10,7 +10,7 @@ import (
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

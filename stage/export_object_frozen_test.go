@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/s3test"
-	"github.com/databrew/databrew-stage/internal/stallproxy"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/stallproxy"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/verdict"
 )

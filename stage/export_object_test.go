@@ -14,7 +14,7 @@ import (
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 )
 

@@ -9,9 +9,9 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/bigjson"
 	"github.com/databrew/databrew-stage/internal/gctune"
-	"github.com/databrew/databrew-stage/internal/heappeak"
+	"github.com/databrew/databrew-stage/internal/testkit/bigjson"
+	"github.com/databrew/databrew-stage/internal/testkit/heappeak"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/docs"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

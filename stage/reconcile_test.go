@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 )

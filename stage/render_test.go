@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/browsertest"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

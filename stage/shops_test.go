@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/sink/sinktest"
 	"github.com/databrew/databrew-stage/verdict"

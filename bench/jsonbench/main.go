@@ -1,6 +1,6 @@
 // Command jsonbench measures what large JSON listing pages cost the stage
 // binary. It serves -chains chains (start URLs) of -pages listing pages
-// of -products products each (internal/bigjson: about 9 MB a page at
+// of -products products each (internal/testkit/bigjson: about 9 MB a page at
 // 18,000, nested offers, variants and images; each page's "next" names
 // the one after it in its chain) on loopback in this process, and runs
 // `-bin run` on them once per mode of -modes:
@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/bench/memcgroup"
-	"github.com/databrew/databrew-stage/internal/bigjson"
+	"github.com/databrew/databrew-stage/internal/testkit/bigjson"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

@@ -1,6 +1,6 @@
 // Command renderbench measures what rendering pages in headless Chromium
 // costs the stage binary against plain HTTP on the same shop. It serves
-// s17 (internal/shopsites, the Rendered kind) on loopback in this process
+// s17 (internal/testkit/shopsites, the Rendered kind) on loopback in this process
 // and runs `-bin run` three times, each in a fresh folder:
 //
 //   - rendered: -pages pages of s17 (listing pages of 24 products and
@@ -36,7 +36,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/bench/memcgroup"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/verdict"
 )
 

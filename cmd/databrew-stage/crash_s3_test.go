@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
 )

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/s3test"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/stage"

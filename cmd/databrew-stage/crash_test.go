@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/mounttest"
+	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/sink/sinktest"
 	"github.com/databrew/databrew-stage/stage"

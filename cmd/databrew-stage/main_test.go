@@ -17,7 +17,7 @@ import (
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/cli"
-	"github.com/databrew/databrew-stage/internal/schemacheck"
+	"github.com/databrew/databrew-stage/internal/testkit/schemacheck"
 )
 
 func TestMain(m *testing.M) {

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/browsertest"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/render"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 )
 
 func TestCheckShowsThePagesChainsNextPageAndListTypes(t *testing.T) {

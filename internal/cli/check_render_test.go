@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/browsertest"
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/browsertest"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 	"github.com/databrew/databrew-stage/render"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/shopsites"
+	"github.com/databrew/databrew-stage/internal/testkit/shopsites"
 )
 
 // shopConfig serves a fixture shop and writes its config; it returns the

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
 // TestReadmeExampleIsTheDemoConfig: the README's example config, marked

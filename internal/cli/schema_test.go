@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/schemacheck"
+	"github.com/databrew/databrew-stage/internal/testkit/schemacheck"
 	"github.com/databrew/databrew-stage/schemas"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/state"

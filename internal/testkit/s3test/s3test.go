@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/testserver"
+	"github.com/databrew/databrew-stage/internal/testkit/testserver"
 )
 
 // VersitygwVersion is the versitygw release the harness builds when it

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
 // The readers on pages made for them, so the tests of the real pages can

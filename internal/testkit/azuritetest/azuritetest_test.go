@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/databrew/databrew-stage/internal/objstoretest"
+	"github.com/databrew/databrew-stage/internal/testkit/objstoretest"
 )
 
 func TestURLAndEnv(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package testserver holds what the real-server test harnesses
-// (internal/s3test, internal/azuritetest) share: running a server process
+// (internal/testkit/s3test, internal/testkit/azuritetest) share: running a server process
 // on a free loopback port until it answers HTTP, killing and restarting
 // it, and finding the server program or installing it into bin/tools
 // under the module root, under a file lock so the test processes of

@@ -1,6 +1,6 @@
 // Package objstoretest checks a test's object store server through
 // objstore, the client the exports use: the tests of the harnesses that
-// run such servers (internal/s3test, internal/azuritetest) share it.
+// run such servers (internal/testkit/s3test, internal/testkit/azuritetest) share it.
 package objstoretest
 
 import (

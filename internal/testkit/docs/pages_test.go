@@ -7,10 +7,10 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/internal/docs"
+	"github.com/databrew/databrew-stage/internal/testkit/docs"
 )
 
-const root = "../.."
+const root = "../../.."
 
 func pages(t *testing.T) []docs.Page {
 	t.Helper()

@@ -25,7 +25,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
-	"github.com/databrew/databrew-stage/internal/testserver"
+	"github.com/databrew/databrew-stage/internal/testkit/testserver"
 )
 
 // AzuriteVersion is the Azurite release the harness installs when it
