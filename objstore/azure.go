@@ -75,6 +75,21 @@ func azureConnectionString() (cs, name string) {
 	return "", ""
 }
 
+// azureCredentialSource names what gocloud's default client
+// authenticates with, in its order, for a person to check.
+func azureCredentialSource() string {
+	switch cs, name := azureConnectionString(); {
+	case os.Getenv("AZURE_STORAGE_ACCOUNT") != "" && os.Getenv("AZURE_STORAGE_KEY") != "":
+		return fmt.Sprintf("AZURE_STORAGE_KEY (the key of account %q)", os.Getenv("AZURE_STORAGE_ACCOUNT"))
+	case os.Getenv("AZURE_STORAGE_SAS_TOKEN") != "":
+		return "AZURE_STORAGE_SAS_TOKEN (its expiry and permissions)"
+	case cs != "":
+		return name + " (its AccountKey or SharedAccessSignature)"
+	default:
+		return "Azure's default credential chain (AZURE_CLIENT_ID, AZURE_TENANT_ID, the managed identity, az login)"
+	}
+}
+
 // classifyAzure tells why an Azure request failed, from the error code of
 // the service's answer; ok is false for an error that is not such an
 // answer, or whose code says nothing classify does not already tell.
@@ -85,8 +100,8 @@ func (t *Target) classifyAzure(err error) (reason string, kind error, ok bool) {
 	}
 	code := bloberror.Code(re.ErrorCode)
 	credentials := func() (string, error, bool) {
-		return fmt.Sprintf("the store rejected the credentials (%s): check AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "+
-			"the SAS token or the connection string", code), ErrCredentials, true
+		return fmt.Sprintf("Azure Blob Storage refused the credentials (%d %s): check %s",
+			re.StatusCode, code, azureCredentialSource()), ErrCredentials, true
 	}
 	switch code {
 	case bloberror.ContainerNotFound:
