@@ -279,13 +279,21 @@ title = { css = "h1", required = true }
 }
 
 func TestOutputURLs(t *testing.T) {
-	for in, want := range map[string]string{
+	urls := map[string]string{
 		"s3://lake/exports/books/?region=eu-west-1&endpoint=http://127.0.0.1:7070": "s3://lake/exports/books?region=eu-west-1&endpoint=http://127.0.0.1:7070",
 		"S3://lake":                "s3://lake",
-		"gs://lake/books":          "gs://lake/books",
 		"azblob://container/books": "azblob://container/books",
 		"file:///srv/out/books":    "/srv/out/books",
-	} {
+	}
+	if GCSBuilt {
+		urls["gs://lake/books"] = "gs://lake/books"
+	} else {
+		_, err := Parse("site.toml", []byte("output = \"gs://lake/books\"\n"+good))
+		if err == nil || !strings.Contains(err.Error(), "gs:// needs a binary built with GCS: make build-gcs, or go build -tags gcs") {
+			t.Errorf("gs:// without -tags gcs: %v; want a config error naming the build", err)
+		}
+	}
+	for in, want := range urls {
 		cfg, err := Parse("site.toml", []byte("output = \""+in+"\"\n"+good))
 		if err != nil {
 			t.Errorf("%s: %v", in, err)

@@ -34,6 +34,8 @@ func (v *validator) output(raw, name string) string {
 		return v.path("output", u.Path, defaultOutputRoot, name)
 	case !isObjectScheme(scheme):
 		v.errorf("output", "unknown scheme %q in %q: use a local path, or s3://, gs:// or azblob://", u.Scheme, raw)
+	case scheme == "gs" && !GCSBuilt:
+		v.errorf("output", "%q: gs:// needs a binary built with GCS: make build-gcs, or go build -tags gcs ./cmd/databrew-stage", raw)
 	case u.Host == "":
 		v.errorf("output", "%q names no bucket: write it as %s://bucket/prefix", raw, scheme)
 	case u.User != nil:

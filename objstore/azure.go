@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob"
 )
@@ -25,16 +27,67 @@ func init() {
 // reads the environment once per process, at the first open; this one
 // reads it at each, as the S3 opener does, so a process that opens
 // outputs more than once sees the environment as it is.
+//
+// When a connection string is what authenticates (no account with a key,
+// no SAS token: gocloud's order), its endpoints are the service's, so the
+// container client is made from it alone. gocloud would first build a
+// service URL it then ignores, and refuse one of protocol http unless
+// localemu is set, which fails the connection strings of Azurite and
+// Azure Stack (DefaultEndpointsProtocol=http, a BlobEndpoint of their
+// own).
 func openAzure(ctx context.Context, bucketURL string) (*blob.Bucket, error) {
 	u, err := url.Parse(bucketURL)
 	if err != nil {
 		return nil, err
+	}
+	if cs, name := azureConnectionString(); cs != "" {
+		for p := range u.Query() {
+			return nil, fmt.Errorf("parameter %q: %s names the endpoint, the URL may not", p, name)
+		}
+		client, err := container.NewClientFromConnectionString(cs, u.Host, nil)
+		if err != nil {
+			// The SDK's error does not repeat the string, whose key is
+			// a secret.
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return azureblob.OpenBucket(ctx, client, nil)
 	}
 	o := &azureblob.URLOpener{
 		MakeClient:        azureblob.NewDefaultClient,
 		ServiceURLOptions: *azureblob.NewDefaultServiceURLOptions(),
 	}
 	return o.OpenBucketURL(ctx, u)
+}
+
+// azureConnectionString is the connection string gocloud's default client
+// would authenticate with, and the variable it came from: "" when an
+// account with a key or a SAS token comes first.
+func azureConnectionString() (cs, name string) {
+	if os.Getenv("AZURE_STORAGE_ACCOUNT") != "" && os.Getenv("AZURE_STORAGE_KEY") != "" ||
+		os.Getenv("AZURE_STORAGE_SAS_TOKEN") != "" {
+		return "", ""
+	}
+	for _, name := range []string{"AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGEBLOB_CONNECTIONSTRING"} {
+		if cs := os.Getenv(name); cs != "" {
+			return cs, name
+		}
+	}
+	return "", ""
+}
+
+// azureCredentialSource names what gocloud's default client
+// authenticates with, in its order, for a person to check.
+func azureCredentialSource() string {
+	switch cs, name := azureConnectionString(); {
+	case os.Getenv("AZURE_STORAGE_ACCOUNT") != "" && os.Getenv("AZURE_STORAGE_KEY") != "":
+		return fmt.Sprintf("AZURE_STORAGE_KEY (the key of account %q)", os.Getenv("AZURE_STORAGE_ACCOUNT"))
+	case os.Getenv("AZURE_STORAGE_SAS_TOKEN") != "":
+		return "AZURE_STORAGE_SAS_TOKEN (its expiry and permissions)"
+	case cs != "":
+		return name + " (its AccountKey or SharedAccessSignature)"
+	default:
+		return "Azure's default credential chain (AZURE_CLIENT_ID, AZURE_TENANT_ID, the managed identity, az login)"
+	}
 }
 
 // classifyAzure tells why an Azure request failed, from the error code of
@@ -47,8 +100,8 @@ func (t *Target) classifyAzure(err error) (reason string, kind error, ok bool) {
 	}
 	code := bloberror.Code(re.ErrorCode)
 	credentials := func() (string, error, bool) {
-		return fmt.Sprintf("the store rejected the credentials (%s): check AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, "+
-			"the SAS token or the connection string", code), ErrCredentials, true
+		return fmt.Sprintf("Azure Blob Storage refused the credentials (%d %s): check %s",
+			re.StatusCode, code, azureCredentialSource()), ErrCredentials, true
 	}
 	switch code {
 	case bloberror.ContainerNotFound:

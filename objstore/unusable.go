@@ -55,13 +55,26 @@ type UnusableError struct {
 	Err error
 }
 
-// Error names the output, the reason and the store's error.
+// Error names the output, the reason and the first line of the store's
+// error, so that it fits a run's summary line: Azure's SDK, for one,
+// follows its first line with the whole answer, a dozen lines of
+// headers and XML. Err holds all of it (see Detail).
 func (e *UnusableError) Error() string {
 	msg := fmt.Sprintf("output %s: %s", e.URL, e.Reason)
 	if e.Err != nil {
-		msg += ": " + e.Err.Error()
+		first, _, _ := strings.Cut(strings.TrimSpace(e.Err.Error()), "\n")
+		msg += ": " + strings.TrimSpace(first)
 	}
 	return msg
+}
+
+// Detail is the store's whole error, as Error shortens it to one line,
+// for a debug log; "" when there is none.
+func (e *UnusableError) Detail() string {
+	if e.Err == nil {
+		return ""
+	}
+	return e.Err.Error()
 }
 
 // Unwrap gives ErrUnusable, the Kind and the store's error to errors.Is

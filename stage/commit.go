@@ -75,6 +75,7 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	}
 	target, err := openTarget(ctx, cfg, opts.StoreTimeout)
 	if err != nil {
+		logStoreAnswer(log, err)
 		err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}

@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
@@ -39,4 +40,40 @@ func TestObjectStore_APublishCutAtAnyStepReachesAzureBlobExactlyOnce(t *testing.
 			publishCutAt(t, openLake(t, srv, "exports-"+string(step)), step)
 		})
 	}
+}
+
+// bareAzureURL gives Azurite's output URLs without query parameters: the
+// endpoint comes from the environment, as a connection string or
+// AZURE_STORAGE_DOMAIN and its siblings name it.
+type bareAzureURL struct{}
+
+// URL is azblob://lake/PREFIX.
+func (bareAzureURL) URL(prefix string) string {
+	return "azblob://" + azuritetest.Container + "/" + prefix
+}
+
+// TestObjectStore_ARunPublishesIntoAzureBlobWithAConnectionString
+// publishes into Azurite with AZURE_STORAGE_CONNECTION_STRING alone, as
+// Azurite's documentation and Azure Stack give it: an http BlobEndpoint
+// that names the account in its path.
+func TestObjectStore_ARunPublishesIntoAzureBlobWithAConnectionString(t *testing.T) {
+	srv := azuritetest.Start(t)
+	srv.SetEnv(t)
+	t.Setenv("AZURE_STORAGE_ACCOUNT", "")
+	t.Setenv("AZURE_STORAGE_KEY", "")
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", srv.ConnectionString())
+	aRunPublishes(t, openLake(t, bareAzureURL{}, "exports"), "azblob://lake/exports/")
+}
+
+// TestObjectStore_ARunPublishesIntoAzureBlobWithAnEndpointFromTheEnvironment
+// publishes into Azurite with an account and key, the endpoint named by
+// AZURE_STORAGE_DOMAIN, AZURE_STORAGE_PROTOCOL and
+// AZURE_STORAGE_IS_LOCAL_EMULATOR instead of the URL's parameters.
+func TestObjectStore_ARunPublishesIntoAzureBlobWithAnEndpointFromTheEnvironment(t *testing.T) {
+	srv := azuritetest.Start(t)
+	srv.SetEnv(t)
+	t.Setenv("AZURE_STORAGE_DOMAIN", strings.TrimPrefix(srv.Endpoint(), "http://"))
+	t.Setenv("AZURE_STORAGE_PROTOCOL", "http")
+	t.Setenv("AZURE_STORAGE_IS_LOCAL_EMULATOR", "true")
+	aRunPublishes(t, openLake(t, bareAzureURL{}, "exports"), "azblob://lake/exports/")
 }

@@ -52,10 +52,12 @@ func openObjectTarget(ctx context.Context, output string, storeTimeout time.Dura
 }
 
 // where names a run prefix in errors, the log and the verdict: the
-// output's URL without its query, and the prefix.
+// output's URL without its query, and the prefix, without a trailing
+// slash, as a run folder's path has none (export.path is the same shape
+// for a folder and an object store).
 func (o *objectTarget) where(runPrefix string) string {
 	base, _, _ := strings.Cut(o.t.URL(), "?")
-	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(runPrefix, o.t.Prefix())
+	return strings.TrimSuffix(strings.TrimSuffix(base, "/")+"/"+strings.TrimPrefix(runPrefix, o.t.Prefix()), "/")
 }
 
 // publishedRuns is 1 when the output holds a committed run (a run

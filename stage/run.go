@@ -10,6 +10,7 @@ import (
 
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -279,6 +280,7 @@ func fill(r *verdict.RunReport, res crawl.Result) {
 // used: nothing was crawled or written but the storage path's
 // .last_run.json, so a sensor sees the failure.
 func outputUnusable(cfg config.Config, at time.Time, err error, log *slog.Logger) (verdict.RunReport, error) {
+	logStoreAnswer(log, err)
 	err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)
 	r := verdict.OutputUnusable(cfg.Name, at, err.Error())
 	if b, encErr := encodeReport(r); encErr == nil {
@@ -287,6 +289,16 @@ func outputUnusable(cfg config.Config, at time.Time, err error, log *slog.Logger
 		}
 	}
 	return notStarted(cfg, r, err, log)
+}
+
+// logStoreAnswer logs at debug level the store's whole answer to a
+// request that made the output unusable, which err gives in one line
+// (see objstore.UnusableError.Detail).
+func logStoreAnswer(log *slog.Logger, err error) {
+	var ue *objstore.UnusableError
+	if errors.As(err, &ue) && ue.Detail() != "" {
+		log.Debug("the output's store answered", "output", ue.URL, "answer", ue.Detail())
+	}
 }
 
 // shardNotStarted is the verdict, failed, of a shard that did not start

@@ -241,7 +241,8 @@ func TestShards_ObjectStorageStagesUploadsTheCommitCompletes(t *testing.T) {
 	if n := len(l.uploads(t)); n != 4 {
 		t.Fatalf("%d uploads open before the commit, want one per shard", n)
 	}
-	if rep, err := commitRun(t, cfg, "r1", 4); err != nil || rep.Export.Rows != 50 || !strings.HasPrefix(rep.Export.Path, "s3://") {
+	if rep, err := commitRun(t, cfg, "r1", 4); err != nil || rep.Export.Rows != 50 || !strings.HasPrefix(rep.Export.Path, "s3://") ||
+		strings.HasSuffix(rep.Export.Path, "/") {
 		t.Fatalf("commit: %v, %+v", err, rep.Export)
 	}
 	all, committed := l.runPrefixes(t)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/cli"
 	"github.com/databrew/databrew-stage/internal/testkit/schemacheck"
@@ -75,6 +76,12 @@ func TestScripts(t *testing.T) {
 			env.Values[siteKey{}] = h
 			env.Setenv("GORACE", subprocessGORACE())
 			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "gcs" { // a binary built with -tags gcs
+				return config.GCSBuilt, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"site":        cmdSite,

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testkit/azuritetest"
 	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -74,5 +75,52 @@ func TestAnUnusableOutputFailsTheRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAWrongAzureKeyIsOneLine runs the binary against Azurite with a wrong
+// account key: the run fails (exit 1) before the crawl with one summary
+// line that names the cause and what to check, the service's full answer
+// (a dozen lines of XML and rules) kept for --log-level debug.
+func TestAWrongAzureKeyIsOneLine(t *testing.T) {
+	bin, err := exec.LookPath("databrew-stage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := azuritetest.Start(t)
+	web := httptest.NewServer(catalogsite.New(catalogsite.Options{Items: 5}))
+	defer web.Close()
+	dir := t.TempDir()
+	cfg := strings.Replace(lockedConfig, "START", catalogsite.StartURL(web.URL), 1)
+	cfg = strings.Replace(cfg, `output = "out/books"`, "output = '"+srv.URL("exports")+"'", 1)
+	cfgPath := filepath.Join(dir, "books.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (stdout, stderr string) {
+		cmd := exec.Command(bin, append([]string{"run"}, append(args, cfgPath)...)...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), srv.Env()...), "AZURE_STORAGE_KEY=ZGF0YWJyZXctd3Jvbmcta2V5")
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("exit %v, want 1; stderr:\n%s", err, errb.String())
+		}
+		return out.String(), errb.String()
+	}
+	stdout, stderr := run()
+	all := stdout + stderr
+	if n := strings.Count(strings.TrimSpace(all), "\n"); n != 0 {
+		t.Errorf("the run printed %d lines, want one:\n%s", n+1, all)
+	}
+	const cause = "Azure Blob Storage refused the credentials (403 AuthorizationFailure): check AZURE_STORAGE_KEY"
+	if !strings.Contains(all, cause) {
+		t.Errorf("the output does not say %q:\n%s", cause, all)
+	}
+	_, stderr = run("--log-level", "debug")
+	if !strings.Contains(stderr, "RESPONSE 403") {
+		t.Errorf("--log-level debug does not give the service's answer:\n%s", stderr)
 	}
 }

@@ -123,6 +123,14 @@ func (s *Server) ContainerURL(name, prefix string) string {
 	return testserver.StoreURL("azblob", name, prefix, q)
 }
 
+// ConnectionString is the development account's connection string for
+// this server, as Azurite documents it: DefaultEndpointsProtocol=http, the
+// account and its key, and a BlobEndpoint naming the account in its path.
+func (s *Server) ConnectionString() string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + Account + ";AccountKey=" + Key +
+		";BlobEndpoint=" + s.ServiceURL() + ";"
+}
+
 // Env is the environment gocloud's azblob opener needs to reach this
 // server as the development account, as KEY=VALUE entries to append to a
 // subprocess's environment. It empties every other variable the opener
