@@ -143,17 +143,27 @@ func (b *browserProc) setCookies(o *Options) error {
 // ends the context when the browser goes away.
 func (b *browserProc) alive() bool { return b.ctx.Err() == nil && !b.closed.Load() }
 
-// answers reports whether the browser answers a DevTools command within
-// timeout: a browser that does not is hung.
-func (b *browserProc) answers(timeout time.Duration) bool {
+// ping asks the browser for its version, waiting at most timeout: nil
+// when it answers, context.DeadlineExceeded when it does not (hung), and
+// another error when the connection to it is gone.
+func (b *browserProc) ping(timeout time.Duration) error {
 	if !b.alive() {
-		return false
+		return errGone
 	}
 	ctx, cancel := context.WithTimeout(b.ctx, timeout)
 	defer cancel()
 	_, err := cdp.Call(ctx, chromedp.FromContext(b.ctx).Browser, browser.GetVersion, cdp.Empty{})
-	return err == nil
+	if err != nil && ctx.Err() != nil && b.ctx.Err() == nil {
+		return context.DeadlineExceeded
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: %w", errGone, err)
+	}
+	return err
 }
+
+// errGone is the error of a ping of a browser whose connection is gone.
+var errGone = errors.New("the connection to the browser is gone")
 
 // close kills the browser's process group, then lets chromedp reap the
 // browser, remove its profile folder and end its goroutines.

@@ -174,8 +174,10 @@ func (r *Renderer) Fetch(ctx context.Context, req crawl.Request) (*crawl.Respons
 	}
 	// A page that failed may have failed for the browser: one that is
 	// gone crashed, one that does not answer hangs.
-	if !b.answers(r.o.PingTimeout) {
-		if b.alive() {
+	// A ping that fails at once because the connection broke is a crash,
+	// even before chromedp has noticed it and ended the browser's context.
+	if perr := b.ping(r.o.PingTimeout); perr != nil {
+		if errors.Is(perr, context.DeadlineExceeded) && b.alive() {
 			return nil, r.lost(b, "hung", err)
 		}
 		return nil, r.lost(b, "crashed", err)

@@ -318,7 +318,7 @@ func TestModuleRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(root, "internal", "testserver")); err != nil {
+	if _, err := os.Stat(filepath.Join(root, "internal", "testkit", "testserver")); err != nil {
 		t.Fatal(err)
 	}
 }
