@@ -24,6 +24,9 @@
 // Cloud Storage driver adds about 30 MiB to the binary, so it is behind a
 // build tag: build with -tags gcs for gs://.
 //
+// Target.Storage gives the output as publish.Storage, the storage port of
+// the publish protocol, which passes the port's conformance suite.
+//
 // Every key and prefix a Target's methods take is a full key in the bucket,
 // as Key returns it, and must lie under the output's prefix.
 package objstore
