@@ -28,23 +28,6 @@ func TestConformance(t *testing.T) {
 	storagetest.Run(t, func(t *testing.T) publish.Storage { return open(t) })
 }
 
-// stage stages data at key and finishes it.
-func stage(t *testing.T, s *folder.Storage, key string, data []byte) publish.Part {
-	t.Helper()
-	w, err := s.StagePart(context.Background(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	p, err := w.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // files lists every file under dir, as slash-separated paths relative to
 // it.
 func files(t *testing.T, dir string) []string {
@@ -71,7 +54,7 @@ func files(t *testing.T, dir string) []string {
 // at its key.
 func TestStagedPartsAreHiddenInTheRoot(t *testing.T) {
 	s := open(t)
-	p := stage(t, s, "dt=2024-05-01/run=R/part-00000.parquet", []byte("data"))
+	p := storagetest.Stage(t, s, "dt=2024-05-01/run=R/part-00000.parquet", []byte("data"))
 	got := files(t, s.Root())
 	want := []string{folder.StagingDir + "/parts/" + p.Token + "/dt=2024-05-01/run=R/part-00000.parquet"}
 	if !slices.Equal(got, want) {
@@ -89,7 +72,7 @@ func TestStagedPartsAreHiddenInTheRoot(t *testing.T) {
 func TestStagingAreaIsNoKey(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
-	stage(t, s, "run/part", []byte("x"))
+	storagetest.Stage(t, s, "run/part", []byte("x"))
 	for _, k := range []string{folder.StagingDir, folder.StagingDir + "/parts/x"} {
 		if err := s.Put(ctx, k, nil); !errors.Is(err, publish.ErrBadKey) {
 			t.Errorf("Put(%q) = %v; want ErrBadKey", k, err)
@@ -144,7 +127,7 @@ func TestNothingLeavesTheRoot(t *testing.T) {
 func TestCompletePartAfterACrashAtTheLink(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
-	p := stage(t, s, "run/part", []byte("data"))
+	p := storagetest.Stage(t, s, "run/part", []byte("data"))
 	staged := filepath.Join(s.Root(), folder.StagingDir, "parts", p.Token, "run", "part")
 	if err := os.MkdirAll(filepath.Join(s.Root(), "run"), 0o755); err != nil {
 		t.Fatal(err)
@@ -159,7 +142,7 @@ func TestCompletePartAfterACrashAtTheLink(t *testing.T) {
 		t.Fatalf("still staged: %v", st)
 	}
 	// An object of the same size that is not the part's is another's.
-	q := stage(t, s, "run/other", []byte("ours"))
+	q := storagetest.Stage(t, s, "run/other", []byte("ours"))
 	if err := os.WriteFile(filepath.Join(s.Root(), "run", "other"), []byte("them"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +156,7 @@ func TestCompletePartAfterACrashAtTheLink(t *testing.T) {
 func TestCompleteFolderAfterACrashAtTheRename(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
-	parts := []publish.Part{stage(t, s, "run/a", []byte("a")), stage(t, s, "run/sub/b", []byte("bb"))}
+	parts := []publish.Part{storagetest.Stage(t, s, "run/a", []byte("a")), storagetest.Stage(t, s, "run/sub/b", []byte("bb"))}
 	for _, p := range parts {
 		dst := filepath.Join(s.Root(), filepath.FromSlash(p.Key))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -200,7 +183,7 @@ func TestCompleteFolderOverEmptyFolders(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(s.Root(), "run", "sub", "deeper"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	parts := []publish.Part{stage(t, s, "run/a", []byte("a"))}
+	parts := []publish.Part{storagetest.Stage(t, s, "run/a", []byte("a"))}
 	if err := s.CompleteFolder(ctx, "run/", parts); err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +249,7 @@ func TestAbortStagedRemovesOldDebris(t *testing.T) {
 	oldFolder := mk("complete/folder-1", true, old)
 	keyless := mk("parts/0123456789abcdef0123456789abcdef", true, old)
 	young := mk("parts/fedcba9876543210fedcba9876543210", true, time.Now())
-	p := stage(t, s, "run/part", []byte("kept"))
+	p := storagetest.Stage(t, s, "run/part", []byte("kept"))
 	if n, err := s.AbortStaged(ctx, "", func(publish.Staged) bool { return false }); err != nil || n != 0 {
 		t.Fatalf("AbortStaged = %d, %v; want 0", n, err)
 	}

@@ -10,24 +10,8 @@ import (
 
 	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/publish/memstorage"
+	"github.com/databrew/databrew-stage/publish/storagetest"
 )
-
-// stage stages data at key and finishes it.
-func stage(t *testing.T, s *memstorage.Storage, key string, data []byte) publish.Part {
-	t.Helper()
-	w, err := s.StagePart(context.Background(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	p, err := w.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func keys(t *testing.T, s *memstorage.Storage) []string {
 	t.Helper()
@@ -104,7 +88,7 @@ func TestFailOfAWriterCall(t *testing.T) {
 
 func TestHangEndsWithTheContext(t *testing.T) {
 	s := memstorage.New(publish.Caps{HidesParts: true, CompletesAtOnce: true})
-	p := stage(t, s, "run/part", []byte("x"))
+	p := storagetest.Stage(t, s, "run/part", []byte("x"))
 	s.Inject(memstorage.Fault{Op: memstorage.OpCompleteFolder, Mode: memstorage.Hang})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -153,7 +137,7 @@ func TestHalfSucceedDoesTheWorkAndFails(t *testing.T) {
 
 	// CompletePart: the object is visible, and the error says otherwise;
 	// completing again rolls forward.
-	p := stage(t, s, "run/part", []byte("data"))
+	p := storagetest.Stage(t, s, "run/part", []byte("data"))
 	s.Inject(memstorage.Fault{Op: memstorage.OpCompletePart, Mode: memstorage.HalfSucceed, Count: 1})
 	if err := s.CompletePart(ctx, p); !errors.Is(err, memstorage.ErrInjected) {
 		t.Fatalf("CompletePart = %v; want the fault", err)
@@ -218,7 +202,7 @@ func TestHalfSucceedDoesTheWorkAndFails(t *testing.T) {
 func TestFailDoesNothing(t *testing.T) {
 	ctx := context.Background()
 	s := memstorage.New(publish.Caps{HidesParts: true})
-	p := stage(t, s, "run/part", []byte("data"))
+	p := storagetest.Stage(t, s, "run/part", []byte("data"))
 	s.Inject(memstorage.Fault{Op: memstorage.OpCompletePart, Count: 1})
 	if err := s.CompletePart(ctx, p); !errors.Is(err, memstorage.ErrInjected) {
 		t.Fatalf("CompletePart = %v; want the fault", err)
