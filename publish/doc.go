@@ -1,6 +1,18 @@
-// Package publish holds what publishing an export exactly once needs of the
-// place it is published into: Storage, the storage port, with Caps for what
-// a backend can and cannot do. Every backend — a local folder
+// Package publish publishes an export exactly once, by one protocol over one
+// storage port.
+//
+// The protocol (Publisher, Attempt, Commit; its Steps are intent, staged,
+// decided, visible, completed) is the same for every output: a run of the
+// whole config is a logical run of one shard committed in the same
+// process (Publisher.Publish), its decision recorded in the state; a shard
+// of a logical run stages an attempt (OpenShard, Attempt.Stage) that the
+// logical run's Commit decides in _decision.json. Publisher.Reconcile and
+// Attempt.Settle resolve what a crash interrupted: an undecided publish is
+// rolled back, a decided one forward; records written by earlier releases
+// are read too (see state.Publication).
+//
+// The port is what the protocol needs of the place it publishes into:
+// Storage, with Caps for what a backend can and cannot do. Every backend — a local folder
 // (publish/folder), S3, Azure Blob Storage and Google Cloud Storage
 // (objstore.Target.Storage), the in-memory fake (publish/memstorage) —
 // passes the conformance suite publish/storagetest, so the protocol can

@@ -115,7 +115,7 @@ func TestDeadline_ASignalStillStopsTheExport(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	signalAtStaging := func(s PublishStep) error {
-		if s == StepStaging {
+		if s == StepIntent {
 			cancel(errSignal)
 		}
 		return nil

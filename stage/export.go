@@ -2,13 +2,11 @@ package stage
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
@@ -18,26 +16,44 @@ import (
 const (
 	reasonFailed   = "the run failed: nothing is published, its items stay pending for the next published run"
 	reasonWithheld = `publish_when = "success" withholds a partial run: its items stay pending`
-	reasonNothing  = "nothing new or changed to publish"
+	reasonNothing  = publish.ReasonNothing
 )
 
-// exporter publishes one run's pending item versions into the config's
-// export root, all or nothing and exactly once: it decides whether the run
-// publishes, streams the versions into part files, and hands the rest to
-// its target's publish protocol — a local folder's (folderTarget) or
-// object storage's (objectTarget). A crash at any step is resolved by the
-// target's reconcile on the next run, so every version reaches exactly one
-// published run folder.
+// exporter is a run's side of the publish protocol (package publish): it
+// decides whether the run publishes, and hands its pending versions to
+// the publisher — as a run of the whole config, or as a shard's attempt.
 type exporter struct {
-	cfg    config.Config
-	db     *state.DB
-	schema sink.Schema
-	log    *slog.Logger
-	target exportTarget
-	// afterStep is Options.AfterPublishStep.
-	afterStep func(PublishStep) error
+	cfg config.Config
+	db  *state.DB
+	pub *publish.Publisher
+	// attempt is the shard's attempt; nil for a run of the whole config.
+	attempt *publish.Attempt
 	// partitionDate is Options.PartitionDate.
 	partitionDate time.Time
+}
+
+// newExporter returns the exporter of cfg into out; it publishes once
+// given the run's state (useState).
+func newExporter(cfg config.Config, out publish.Output, opts Options, log *slog.Logger) *exporter {
+	p := &publish.Publisher{Out: out, Log: log, AfterStep: opts.AfterPublishStep, Now: clockOf(opts).Now,
+		Export: publish.Export{Config: cfg.Name, Schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
+			Format: sink.Format(cfg.Export.Format), RowGroupRows: cfg.Export.RowGroupRows, MaxFileRows: cfg.Export.MaxFileRows}}
+	return &exporter{cfg: cfg, pub: p, partitionDate: opts.PartitionDate}
+}
+
+// useState gives the exporter the run's state, whose pending versions it
+// publishes and which records each publish.
+func (x *exporter) useState(db *state.DB) {
+	x.db, x.pub.Ledger = db, db
+}
+
+// reconcile resolves the publishes a crash interrupted, before the
+// crawl (see publish.Publisher.Reconcile and publish.Attempt.Settle).
+func (x *exporter) reconcile(ctx context.Context) error {
+	if x.attempt != nil {
+		return x.attempt.Settle(ctx)
+	}
+	return x.pub.Reconcile(ctx)
 }
 
 // partitionDay is the day whose dt= partition a run publishes into.
@@ -46,54 +62,6 @@ func (x *exporter) partitionDay(r *verdict.RunReport) time.Time {
 		return x.partitionDate
 	}
 	return r.StartedAt
-}
-
-// exportTarget is where an exporter publishes: the publish protocol of
-// one kind of export root.
-type exportTarget interface {
-	// reconcile resolves the publishes a crash interrupted. It runs before
-	// the crawl, so a target that cannot be used fails the run before its
-	// first request.
-	reconcile(ctx context.Context, x *exporter) error
-	// publish writes the pending versions up to maxSeq (with x.write) and
-	// publishes them, filling r.Export.
-	publish(ctx context.Context, x *exporter, r *verdict.RunReport, maxSeq uint64) error
-	// publishedRuns counts the runs the export root holds (the exports
-	// the state's items were published to): every run folder of a local
-	// folder; 0 or 1 in object storage, where listing them all would
-	// grow with the output's history.
-	publishedRuns(ctx context.Context) (int, error)
-	// writeVerdict replaces the export root's _verdict.json.
-	writeVerdict(ctx context.Context, b []byte) error
-	close() error
-}
-
-// openTarget opens cfg's export root: a local folder, or an output in
-// object storage, which is proved usable first (bucket, credentials,
-// permissions, create-only writes), so a bad target fails the run before
-// any request is sent and before the state is touched. storeTimeout
-// bounds each request to object storage (0: the default).
-func openTarget(ctx context.Context, cfg config.Config, storeTimeout time.Duration) (exportTarget, error) {
-	if config.IsObjectStore(cfg.Output) {
-		return openObjectTarget(ctx, cfg.Output, storeTimeout)
-	}
-	return &folderTarget{layout: sink.Layout{Output: cfg.Output}}, nil
-}
-
-// newExporter returns the exporter of cfg into target.
-func newExporter(cfg config.Config, db *state.DB, target exportTarget, opts Options, log *slog.Logger) *exporter {
-	return &exporter{
-		cfg: cfg, db: db, log: log, afterStep: opts.AfterPublishStep, target: target, partitionDate: opts.PartitionDate,
-		schema: sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones),
-	}
-}
-
-// reached reports a step of the publish done (see Options.AfterPublishStep).
-func (x *exporter) reached(step PublishStep) error {
-	if x.afterStep == nil {
-		return nil
-	}
-	return x.afterStep(step)
 }
 
 // decide says whether the run publishes, and if not, why.
@@ -125,81 +93,20 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 		r.Export.Reason = reasonNothing
 		return nil
 	}
-	return x.target.publish(ctx, x, r, pending.MaxSeq)
+	if x.attempt != nil {
+		return x.attempt.Stage(ctx, r, pending.MaxSeq)
+	}
+	return x.pub.Publish(ctx, r, x.partitionDay(r), pending.MaxSeq)
 }
 
-// write streams the pending versions up to maxSeq into part files in
-// store (named where in errors), at most maxFileRows rows each, and
-// returns the run's manifest.
-func (x *exporter) write(ctx context.Context, store sink.PartStore, where string, maxFileRows int64, maxSeq uint64, r *verdict.RunReport) (sink.Manifest, error) {
-	m := sink.Manifest{SchemaVersion: 1, Config: x.cfg.Name, RunID: r.RunID, Format: sink.Format(x.cfg.Export.Format),
-		CreatedAt: r.FinishedAt, Schema: x.schema.Fields}
-	fs, err := sink.NewFileSetIn(store, where, x.schema, sink.Options{Format: m.Format,
-		RowGroupRows: x.cfg.Export.RowGroupRows, MaxFileRows: maxFileRows, Metadata: map[string]string{
-			"databrew.config": x.cfg.Name, "databrew.run_id": r.RunID, "databrew.schema_version": "1",
-		}})
-	if err != nil {
-		return m, err
+// writeVerdict writes the run's verdict b where the output keeps it: the
+// output's _verdict.json, or for a shard its manifest for the commit.
+func (x *exporter) writeVerdict(ctx context.Context, b []byte) error {
+	if x.attempt != nil {
+		return x.attempt.PutManifest(ctx, b)
 	}
-	userFields := len(x.schema.User())
-	rows := 0
-	var stop error // why the writing stopped, not the state's reading
-	err = x.db.ForEachPending(maxSeq, func(v state.Version) error {
-		if rows++; rows%1024 == 0 && ctx.Err() != nil {
-			// Before the publish is recorded, a signal or the export's
-			// time limit abandons it: its items stay pending.
-			stop = context.Cause(ctx)
-			return stop
-		}
-		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
-		if v.Change == state.ChangeRemoved {
-			row.Values = make([]any, userFields)
-		} else if row.Values, err = sink.DecodeValues(x.schema, v.Values); err != nil {
-			return fmt.Errorf("item %q: %w", v.Key, err)
-		}
-		switch v.Change {
-		case state.ChangeNew:
-			m.Changes.New++
-		case state.ChangeChanged:
-			m.Changes.Changed++
-		case state.ChangeRemoved:
-			m.Changes.Removed++
-		}
-		if err := fs.Write(row); err != nil {
-			stop = err
-			return err
-		}
-		return nil
-	})
-	if stop != nil {
-		// Said as it is: the state was read well.
-		err = stop
-	}
-	if err != nil {
-		return m, errors.Join(err, fs.Abort())
-	}
-	if m.Files, err = fs.Close(); err != nil {
-		return m, err
-	}
-	for _, f := range m.Files {
-		m.Rows += f.Rows
-	}
-	return m, nil
-}
-
-func fileNames(files []sink.FileInfo) []string {
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = f.Name
-	}
-	return names
+	return x.pub.PutVerdict(ctx, b)
 }
 
 // encodeReport is the verdict JSON as every file holds it.
-func encodeReport(r verdict.RunReport) ([]byte, error) {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("encode verdict: %w", err)
-	}
-	return append(b, '\n'), nil
-}
+func encodeReport(r verdict.RunReport) ([]byte, error) { return publish.EncodeVerdict(r) }

@@ -35,7 +35,7 @@ func TestObjectStore_ARunPublishesIntoAzureBlob(t *testing.T) {
 func TestObjectStore_APublishCutAtAnyStepReachesAzureBlobExactlyOnce(t *testing.T) {
 	srv := azuritetest.Start(t)
 	srv.SetEnv(t)
-	for _, step := range ObjectPublishSteps {
+	for _, step := range PublishSteps {
 		t.Run(string(step), func(t *testing.T) {
 			publishCutAt(t, openLake(t, srv, "exports-"+string(step)), step)
 		})

@@ -3,9 +3,11 @@ package stage
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/databrew/databrew-stage/config"
@@ -75,13 +77,23 @@ func TestExportFail_TheStorageFileSystemIsFull(t *testing.T) {
 }
 
 // TestExportFail_TheOutputPathIsAFile: the output root is a regular file.
+// The run fails before its first request, as for an unusable object
+// store, naming the cause, and crawls nothing it could not publish.
 func TestExportFail_TheOutputPathIsAFile(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 30})
 	cfg := f.config(nil, "")
 	if err := writeFile(cfg.Output, "not a folder\n"); err != nil {
 		t.Fatal(err)
 	}
-	runFailingExport(t, cfg, "not a directory")
+	var requests atomic.Int64
+	f.wrap(func(w http.ResponseWriter, r *http.Request, next http.Handler) { requests.Add(1); next.ServeHTTP(w, r) })
+	rep, err := Run(t.Context(), cfg, Options{})
+	if !errors.Is(err, ErrOutput) || rep.Started || rep.Outcome != verdict.OutcomeFailed || !strings.Contains(rep.Detail, "not a directory") {
+		t.Fatalf("run into a file: %v, %s", err, rep.Summary())
+	}
+	if n := requests.Load(); n != 0 {
+		t.Fatalf("%d requests sent before the output failed", n)
+	}
 	if err := os.Remove(cfg.Output); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +117,7 @@ func TestInterrupted_ASignalDuringTheExportPublishesNothingAndLosesNothing(t *te
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	opts := Options{AfterPublishStep: func(step PublishStep) error {
-		if step == StepStaging {
+		if step == StepIntent {
 			cancel(errors.New("Interrupted by SIGTERM"))
 		}
 		return nil

@@ -1,16 +1,13 @@
 package stage
 
 import (
-	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
-	"github.com/databrew/databrew-stage/sink"
 )
 
 // parquetFiles walks root and lists its .parquet files. With hidden, it
@@ -68,11 +65,7 @@ func expectEachItemOnce(t testing.TB, f *fixture, output string) {
 	if n := len(f.site.Items()); len(keys) != n {
 		t.Fatalf("%d items published, the site has %d", len(keys), n)
 	}
-	for _, root := range (sink.Layout{Output: output}).StagingRoots() {
-		if _, err := os.Lstat(root); !errors.Is(err, fs.ErrNotExist) {
-			t.Fatalf("staging folder %s left behind: %v", root, err)
-		}
-	}
+	expectNoStagedDebris(t, output)
 }
 
 // TestExport_AnOutputRootThatIsAMountPointPublishes mounts a file system
@@ -86,7 +79,7 @@ func TestExport_AnOutputRootThatIsAMountPointPublishes(t *testing.T) {
 	mounttest.Tmpfs(t, cfg.Output, "size=8m")
 	steps := 0
 	opts := Options{AfterPublishStep: func(step PublishStep) error {
-		if step != StepStaged && step != StepRecorded {
+		if step != StepStaged && step != StepDecided {
 			return nil
 		}
 		steps++

@@ -43,7 +43,7 @@ const storeTimeout = 2 * time.Second
 // endpoint answers again, the next run reconciles and every item reaches
 // the lake exactly once.
 func TestObjectStore_AStoreThatStopsAnsweringFailsThePublish(t *testing.T) {
-	for _, step := range []PublishStep{StepIntent, StepUploaded, StepReady, StepVisible} {
+	for _, step := range []PublishStep{StepIntent, StepStaged, StepDecided, StepVisible} {
 		t.Run(string(step), func(t *testing.T) { frozenFrom(t, step) })
 	}
 }
@@ -140,7 +140,7 @@ func TestObjectStore_ASignalDuringAFrozenPublishEndsTheRun(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		defer cancel(nil)
 		signalFrozen := func(s PublishStep) error {
-			if s == StepReady {
+			if s == StepDecided {
 				l.proxy.Freeze()
 				cancel(errSignal)
 			}

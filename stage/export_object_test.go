@@ -200,7 +200,7 @@ func aRunPublishes(t *testing.T, l *lake, wantBase string) {
 // then runs again: every item reaches exactly one committed run, no run
 // prefix holds objects without _SUCCESS, and no upload is left.
 func TestObjectStore_APublishCutAtAnyStepReachesTheLakeExactlyOnce(t *testing.T) {
-	for _, step := range ObjectPublishSteps {
+	for _, step := range PublishSteps {
 		t.Run(string(step), func(t *testing.T) {
 			publishCutAt(t, newLake(t), step)
 		})
@@ -221,7 +221,7 @@ func publishCutAt(t *testing.T, l *lake, step PublishStep) {
 	if !errors.Is(err, errCrash) {
 		t.Fatalf("run 1: %v", err)
 	}
-	if step == StepUploaded || step == StepReady {
+	if step == StepStaged || step == StepDecided {
 		parts := slices.DeleteFunc(l.keys(t), func(k string) bool { return !strings.HasSuffix(k, ".parquet") })
 		if l.t.HidesParts() {
 			// The part is uploaded and hidden: listed as an upload,
@@ -246,7 +246,7 @@ func publishCutAt(t *testing.T, l *lake, step PublishStep) {
 	rep2 := f.run(cfg, Options{})
 	expectEachItemOnceInLake(t, f, l)
 	_, committed := l.runPrefixes(t)
-	rolledForward := step == StepReady || step == StepVisible || step == StepCompleted
+	rolledForward := step == StepDecided || step == StepVisible || step == StepCompleted
 	switch {
 	case len(committed) != 1:
 		t.Fatalf("committed runs %v, want one", committed)
@@ -266,7 +266,7 @@ func TestObjectStore_AZombiePublisherNeverOverwrites(t *testing.T) {
 	l := newLake(t)
 	f := newFixture(t, catalogsite.Options{Items: 20})
 	cfg := l.configIn(f, "")
-	if _, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(StepReady)}); !errors.Is(err, errCrash) {
+	if _, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(StepDecided)}); !errors.Is(err, errCrash) {
 		t.Fatalf("run 1: %v", err)
 	}
 	zombie := cfg

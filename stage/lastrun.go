@@ -28,7 +28,7 @@ func writeVerdicts(ctx context.Context, cfg config.Config, x *exporter, b []byte
 		return err
 	}
 	// The verdict is written whatever ended the run, a signal included.
-	return x.target.writeVerdict(context.WithoutCancel(ctx), b)
+	return x.writeVerdict(context.WithoutCancel(ctx), b)
 }
 
 // writeLastRun writes the storage path's .last_run.json alone, creating

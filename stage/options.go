@@ -6,8 +6,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
+	"github.com/databrew/databrew-stage/publish"
 )
 
 // Options are what a caller adds to a config for one run.
@@ -102,56 +102,19 @@ func clockOf(opts Options) crawl.Clock {
 	return opts.Clock
 }
 
-// PublishStep names a step of the publish protocol.
-type PublishStep string
+// PublishStep names a step of the publish protocol (see publish.Step).
+type PublishStep = publish.Step
 
-// The steps of a publish, in order.
+// The steps of a publish, in order (see publish.Steps): a run of the
+// whole config takes them all, whatever its output; a shard's attempt
+// takes the first two, its logical run's commit the last three.
 const (
-	// StepStaging: the staging folder exists; no file is written yet.
-	StepStaging PublishStep = "staging"
-	// StepStaged: the files are written and synced in staging.
-	StepStaged PublishStep = "staged"
-	// StepRecorded: the publish is recorded in the state.
-	StepRecorded PublishStep = "recorded"
-	// StepRenamed: the run folder is renamed into place, its parents not
-	// yet synced.
-	StepRenamed PublishStep = "renamed"
-	// StepPromoted: the run folder is visible and durable.
-	StepPromoted PublishStep = "promoted"
-	// StepCompleted: _manifest.json and _SUCCESS are written; the state
-	// commit is next.
-	StepCompleted PublishStep = "completed"
+	StepIntent    = publish.StepIntent
+	StepStaged    = publish.StepStaged
+	StepDecided   = publish.StepDecided
+	StepVisible   = publish.StepVisible
+	StepCompleted = publish.StepCompleted
 )
 
-// The steps of a publish into object storage, in order (StepCompleted
-// ends it too).
-const (
-	// StepIntent: the publish is recorded in the state as an intent; no
-	// part is written yet.
-	StepIntent PublishStep = "intent"
-	// StepUploaded: every part is uploaded, not yet visible (on S3 its
-	// multipart upload is left uncompleted).
-	StepUploaded PublishStep = "uploaded"
-	// StepReady: the state holds the run's manifest: from here a crash is
-	// rolled forward, not back.
-	StepReady PublishStep = "ready"
-	// StepVisible: the parts are completed and visible; _manifest.json
-	// and _SUCCESS are next.
-	StepVisible PublishStep = "visible"
-)
-
-// PublishSteps lists the steps of a publish into a local folder in order.
-var PublishSteps = []PublishStep{StepStaging, StepStaged, StepRecorded, StepRenamed, StepPromoted, StepCompleted}
-
-// ObjectPublishSteps lists the steps of a publish into object storage in
-// order.
-var ObjectPublishSteps = []PublishStep{StepIntent, StepUploaded, StepReady, StepVisible, StepCompleted}
-
-// PublishStepsFor lists the steps of a publish into output (a
-// config.Config's Output) in order.
-func PublishStepsFor(output string) []PublishStep {
-	if config.IsObjectStore(output) {
-		return ObjectPublishSteps
-	}
-	return PublishSteps
-}
+// PublishSteps lists the steps of a publish in order.
+var PublishSteps = publish.Steps

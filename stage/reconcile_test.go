@@ -2,14 +2,13 @@ package stage
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
-	"github.com/databrew/databrew-stage/sink"
-	"github.com/databrew/databrew-stage/state"
+	"github.com/databrew/databrew-stage/publish/folder"
 )
 
 var errCrash = errors.New("simulated crash")
@@ -49,7 +48,7 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 			if len(dirs) != wantDirs {
 				t.Fatalf("run folders %v", dirs)
 			}
-			if step == "renamed" || step == "promoted" || step == "completed" {
+			if step == StepDecided || step == StepVisible || step == StepCompleted {
 				// The crashed run's folder was completed, not republished.
 				if rep2.Export.Published || filepath.Base(dirs[0]) != "run="+rep.RunID {
 					t.Fatalf("run 2 export %+v, folders %v", rep2.Export, dirs)
@@ -57,53 +56,26 @@ func TestReconcile_APublishCutAtAnyStepReachesTheExportExactlyOnce(t *testing.T)
 			} else if !rep2.Export.Published || filepath.Base(dirs[0]) != "run="+rep2.RunID {
 				t.Fatalf("run 2 must publish what run 1 could not: %+v", rep2.Export)
 			}
-			for _, root := range (sink.Layout{Output: cfg.Output}).StagingRoots() {
-				if _, err := os.Stat(root); !os.IsNotExist(err) {
-					t.Fatalf("staging debris left in %s: %v", root, err)
-				}
-			}
+			expectNoStagedDebris(t, cfg.Output)
 		})
 	}
 }
 
-// TestReconcile_APublishStagedBesideARootThatBecameAMountPoint: a publish
-// is staged beside the output root, as every publish was before staging
-// could live inside it, and cut short once its files are staged or once
-// it is recorded in state with that staging path. Then the output root
-// becomes a mount point, so the next run stages inside it: it still
-// forgets the cut publish, removes its staging beside the root, and
-// publishes every item exactly once.
-func TestReconcile_APublishStagedBesideARootThatBecameAMountPoint(t *testing.T) {
-	for _, step := range []PublishStep{StepStaged, StepRecorded} {
-		t.Run(string(step), func(t *testing.T) {
-			f := newFixture(t, catalogsite.Options{Items: 50})
-			cfg := f.config(nil, "")
-			rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("run 1: %v", err)
-			}
-			beside := filepath.Join(sink.Layout{Output: cfg.Output}.StagingRoots()[0], "run="+rep.RunID)
-			if files := parquetFiles(t, beside, false); len(files) != 1 {
-				t.Fatalf("run 1 staged %v beside the output root, want its part file", files)
-			}
-			if step == "recorded" {
-				db, err := state.Open(cfg.Storage, state.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				pubs, err := db.Publishing()
-				db.Close()
-				if err != nil || len(pubs) != 1 || pubs[0].Staging != beside {
-					t.Fatalf("recorded publishes = %+v (%v), want one staged in %s", pubs, err, beside)
-				}
-			}
-			mounttest.Tmpfs(t, cfg.Output, "size=8m")
-			rep2 := f.run(cfg, Options{})
-			if !rep2.Export.Published || filepath.Base(rep2.Export.Path) != "run="+rep2.RunID {
-				t.Fatalf("run 2 must publish what run 1 could not: %+v", rep2.Export)
-			}
-			expectEachItemOnce(t, f, cfg.Output)
-		})
+// expectNoStagedDebris checks the output's staging area holds no part,
+// and that no staging folder of an earlier release is left.
+func expectNoStagedDebris(t testing.TB, output string) {
+	t.Helper()
+	for _, root := range folder.LegacyStagingRoots(output) {
+		if _, err := os.Lstat(root); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("staging folder %s left behind: %v", root, err)
+		}
+	}
+	s, err := folder.Open(output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if staged, err := s.ListStaged(t.Context(), ""); err != nil || len(staged) > 0 {
+		t.Fatalf("staged parts left in %s: %v (%v)", output, staged, err)
 	}
 }
 

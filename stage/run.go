@@ -11,6 +11,7 @@ import (
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/state"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -66,19 +67,25 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	// The export root first: a bad one fails the run before the state is
 	// touched (a state started here while the output could not be listed
 	// would not know the runs it holds) and before any request is sent.
-	target, err := openTarget(crawlCtx, cfg, opts.StoreTimeout)
+	out, err := openOutput(crawlCtx, cfg.Output, opts.StoreTimeout, true)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, err, log)
 	}
-	defer target.close()
+	defer out.Close()
+	x := newExporter(cfg, out, opts, log)
 	if opts.Shard != nil {
-		st, err := openShard(crawlCtx, cfg, opts, target, startedAt)
+		day, given := startedAt, !opts.PartitionDate.IsZero()
+		if given {
+			day = opts.PartitionDate
+		}
+		x.attempt, err = publish.OpenShard(crawlCtx, x.pub, opts.Shard.ref(), day, given, func(ctx context.Context, name string) (publish.Output, error) {
+			return openOutput(ctx, name, opts.StoreTimeout, true)
+		})
 		if err != nil {
 			return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
 		}
-		target = st
 	}
-	runs, err := target.publishedRuns(crawlCtx)
+	runs, err := out.Runs(crawlCtx)
 	if err != nil {
 		return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
 	}
@@ -108,8 +115,8 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	}
 	var res crawl.Result
 	var runErr error
-	x := newExporter(cfg, db, target, opts, log)
-	if runErr = target.reconcile(crawlCtx, x); runErr != nil {
+	x.useState(db)
+	if runErr = x.reconcile(crawlCtx); runErr != nil {
 		res = errorResult(fmt.Sprintf("reconcile the export: %v", runErr))
 	} else {
 		res, runErr = crawlOnce(crawlCtx, cfg, opts, db, report.RunID, clock)

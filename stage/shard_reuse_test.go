@@ -2,7 +2,10 @@ package stage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,20 +15,18 @@ import (
 	"github.com/databrew/databrew-stage/verdict"
 )
 
-// decidedAt reads when a logical run was decided.
+// decidedAt reads when a logical run in a local folder was decided.
 func decidedAt(t *testing.T, cfg config.Config, runID string) time.Time {
 	t.Helper()
-	target, err := openTarget(context.Background(), cfg, 0)
+	b, err := os.ReadFile(filepath.Join(cfg.Output, ShardsFolder, "run="+runID, "_decision.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer target.close()
-	lake, err := lakeOf(target)
-	if err != nil {
-		t.Fatal(err)
+	var d struct {
+		Decision string    `json:"decision"`
+		At       time.Time `json:"at"`
 	}
-	d, err := readDecision(context.Background(), lake, runID)
-	if err != nil || d.Decision != decideCommit {
+	if err := json.Unmarshal(b, &d); err != nil || d.Decision != "commit" {
 		t.Fatalf("decision of %s: %+v, %v", runID, d, err)
 	}
 	return d.At

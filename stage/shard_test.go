@@ -367,7 +367,7 @@ func TestShards_AShardWhoseExportFailedHoldsTheCommit(t *testing.T) {
 	runShard(t, cfg, "r1", 0, 2)
 	rep, err := Run(context.Background(), cfg, Options{Shard: &Shard{Index: 1, Count: 2, RunID: "r1"},
 		AfterPublishStep: func(s PublishStep) error {
-			if s == StepUploaded {
+			if s == StepStaged {
 				return errors.New("the disk went away")
 			}
 			return nil
@@ -395,10 +395,10 @@ func TestShards_AShardWhoseExportFailedHoldsTheCommit(t *testing.T) {
 func TestShards_AShardWhoseManifestCannotBeWrittenFails(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 20})
 	cfg := f.config(nil, "")
-	manifest := filepath.Join(cfg.Output, ShardsFolder, "run=r1", shardManifestFile("0-of-2"))
+	manifest := filepath.Join(cfg.Output, ShardsFolder, "run=r1", "shard-0-of-2.json")
 	rep, err := Run(context.Background(), cfg, Options{Shard: &Shard{Index: 0, Count: 2, RunID: "r1"},
 		AfterPublishStep: func(s PublishStep) error {
-			if s == StepReady { // a folder where the manifest goes: its write fails
+			if s == StepStaged { // a folder where the manifest goes: its write fails
 				return writeFile(filepath.Join(manifest, "x"), "")
 			}
 			return nil

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
-	"github.com/databrew/databrew-stage/objstore"
-	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/state"
 )
 
@@ -78,18 +76,20 @@ func CheckState(ctx context.Context, cfg config.Config) (state.Health, error) {
 }
 
 // publishedRuns counts the runs cfg's output holds (see
-// exportTarget.publishedRuns), opening an output in object storage
-// without its preflight.
+// publish.Output.Runs), opening an output in object storage without its
+// preflight.
 func publishedRuns(ctx context.Context, cfg config.Config) (int, error) {
 	if !config.IsObjectStore(cfg.Output) {
-		return (&folderTarget{layout: sink.Layout{Output: cfg.Output}}).publishedRuns(ctx)
+		// Globbed without opening the folder, which would create it.
+		dirs, err := filepath.Glob(filepath.Join(cfg.Output, "dt=*", "run=*"))
+		return len(dirs), err
 	}
-	t, err := objstore.Open(ctx, cfg.Output)
+	out, err := openOutput(ctx, cfg.Output, 0, false)
 	if err != nil {
 		return 0, err
 	}
-	defer t.Close()
-	return (&objectTarget{t: t}).publishedRuns(ctx)
+	defer out.Close()
+	return out.Runs(ctx)
 }
 
 // RepairState salvages the config's state file when it is damaged (see

@@ -10,15 +10,23 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Publication records one publish of pending versions into an export
-// folder. It is written before the folder appears (BeginPublish) and
-// committed once the folder is complete (CommitPublish), so a crash in
-// between is resolved by the next run: a complete folder is committed, an
-// absent one is forgotten and its versions stay pending. A publish into
-// object storage records its intent first, without a manifest, and again
-// with the manifest once its parts are uploaded (BeginPublish replaces
-// the record).
+// Publication records one publish of pending versions, by the protocol of
+// package publish: written first as an intent (no parts), again once its
+// parts are staged (Parts, Manifest), and for a run of the whole config
+// once more when it is decided (Decided, Verdict); BeginPublish replaces
+// the record each time. CommitPublish ends it once the run folder is
+// complete, AbortPublish forgets it (its versions stay pending). A crash
+// in between is resolved by the next run's reconcile: an undecided
+// publish is rolled back, a decided one forward.
+//
+// Records written by releases before that protocol (Protocol 0) hold
+// Staging and Uploads instead of Parts and Decided, and a Dir that is a
+// folder path or a full key; package publish reads them to finish their
+// publishes.
 type Publication struct {
+	// Protocol is 2 for records of package publish's protocol; 0 for
+	// older ones.
+	Protocol int `json:"protocol,omitempty"`
 	// RunID names the publish: the run's id, or for a shard of a logical
 	// run the id of the shard's attempt, one of several that may stage
 	// the same logical run (see Logical).
@@ -26,36 +34,53 @@ type Publication struct {
 	// Logical is the logical run a shard's attempt staged its export for;
 	// empty for a run of the whole config.
 	Logical string `json:"logical_run,omitempty"`
-	// Output is the config's output as it was given when a shard staged
-	// its export, so a later run can settle it there after the config
-	// moved to another output.
+	// Shard names the shard ("2-of-4") of an attempt.
+	Shard string `json:"shard,omitempty"`
+	// Output is the config's output as it was given, so a later run can
+	// settle a shard's attempt there after the config moved to another
+	// output.
 	Output string `json:"output,omitempty"`
+	// Target names the output published into whatever the spelling of
+	// its path or URL (a folder's absolute path, an object store's
+	// scheme, bucket and prefix).
+	Target string `json:"target,omitempty"`
 	// MaxSeq is the highest pending sequence number the publish took.
 	MaxSeq uint64 `json:"max_seq"`
-	// Target is the object-storage output published into; empty for a
-	// local folder.
-	Target string `json:"target,omitempty"`
-	// Dir is the run folder readers see (in object storage, the run's key
-	// prefix).
+	// Dir is the run folder readers see, as a key of the output
+	// ("dt=2026-12-02/run=ID").
 	Dir string `json:"dir"`
-	// Staging is where the folder was written before it was renamed.
-	Staging string `json:"staging"`
-	// Manifest is the folder's _manifest.json, kept so an interrupted
-	// publish can be completed.
+	// Parts are the staged part files, in the manifest's order.
+	Parts []Part `json:"parts,omitempty"`
+	// Manifest is the run's (or the shard attempt's) manifest, kept so an
+	// interrupted publish can be completed.
 	Manifest json.RawMessage `json:"manifest"`
-	// Verdict is the run folder's _verdict.json, for a publish into object
-	// storage, where the file is written when the run is committed.
+	// Verdict is the run folder's _verdict.json.
 	Verdict json.RawMessage `json:"verdict,omitempty"`
-	// Uploads holds, for a publish into S3, the multipart upload id of
-	// each part file by name: the uploads the commit completes.
+	// Decided says the publish of a run of the whole config is decided:
+	// from here it is rolled forward. A shard's attempt is decided by its
+	// logical run's commit instead.
+	Decided bool `json:"decided,omitempty"`
+	Rows    int  `json:"rows"`
+	// At is when the parts were written.
+	At time.Time `json:"at"`
+
+	// Staging is, in a record of Protocol 0 for a local folder, where the
+	// run folder was written before it was renamed.
+	Staging string `json:"staging,omitempty"`
+	// Uploads holds, in a record of Protocol 0 for S3, the multipart
+	// upload id of each part file by name.
 	Uploads map[string]string `json:"uploads,omitempty"`
-	Rows    int               `json:"rows"`
-	At      time.Time         `json:"at"`
 }
 
-// HasManifest reports whether the publication records its manifest: a
-// publish into object storage that got this far is rolled forward after a
-// crash, one that did not is rolled back.
+// Part is a staged part file of a publication: where it becomes an
+// object, the token telling its staging from any other, and its size.
+type Part struct {
+	Key   string `json:"key"`
+	Token string `json:"token,omitempty"`
+	Size  int64  `json:"size"`
+}
+
+// HasManifest reports whether the publication records its manifest.
 func (p Publication) HasManifest() bool {
 	return len(p.Manifest) > 0 && string(p.Manifest) != "null"
 }

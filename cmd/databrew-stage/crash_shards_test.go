@@ -21,6 +21,7 @@ import (
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 	"github.com/databrew/databrew-stage/objstore"
+	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
@@ -37,9 +38,17 @@ func pauseAtCommitStep(step string) func(*stage.CommitOptions) {
 
 // The steps a shard and a commit pass, where the loop kills them.
 var (
-	shardSteps  = []string{string(stage.StepIntent), string(stage.StepUploaded), string(stage.StepReady)}
-	commitSteps = []string{string(stage.StepDecided), string(stage.StepVisible), string(stage.StepCompleted)}
+	shardSteps  = stepNames(publish.AttemptSteps)
+	commitSteps = stepNames(publish.CommitSteps)
 )
+
+func stepNames(steps []publish.Step) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = string(s)
+	}
+	return out
+}
 
 // TestCrashLoopShardsS3 runs logical runs of 4 shards against the S3
 // test server (versitygw), as an orchestrator does: see crashLoopShards.
@@ -462,10 +471,8 @@ func (f *shardedFolder) runs(t *testing.T) []publishedRun {
 // shard, or a run folder without _SUCCESS.
 func (f *shardedFolder) debris(t *testing.T) string {
 	var problems []string
-	for _, pattern := range []string{"data", "attempts/*"} {
-		if left, _ := filepath.Glob(filepath.Join(f.root, stage.ShardsFolder, "run=*", pattern)); len(left) > 0 {
-			problems = append(problems, fmt.Sprintf("staged files left: %v", left))
-		}
+	if left := f.folderLake.debris(t); left != "" {
+		problems = append(problems, left)
 	}
 	for _, run := range f.runs(t) {
 		if !run.complete {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/testkit/mounttest"
+	"github.com/databrew/databrew-stage/publish/folder"
 	"github.com/databrew/databrew-stage/sink"
 	"github.com/databrew/databrew-stage/sink/sinktest"
 	"github.com/databrew/databrew-stage/stage"
@@ -222,7 +224,7 @@ func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, kill bo
 	t.Helper()
 	cmd := exec.Command(bin, "run", "--json", cfgPath)
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
-	steps := stage.PublishStepsFor(lk.output())
+	steps := stage.PublishSteps
 	var how string
 	r := rng.IntN(10)
 	if kill {
@@ -402,11 +404,18 @@ func (f *folderLake) runs(t *testing.T) []publishedRun {
 	return out
 }
 
-func (f *folderLake) debris(*testing.T) string {
-	for _, root := range (sink.Layout{Output: f.root}).StagingRoots() {
+func (f *folderLake) debris(t *testing.T) string {
+	for _, root := range folder.LegacyStagingRoots(f.root) {
 		if _, err := os.Stat(root); !os.IsNotExist(err) {
 			return "staging debris in " + root
 		}
+	}
+	s, err := folder.Open(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if staged, err := s.ListStaged(context.Background(), ""); err != nil || len(staged) > 0 {
+		return fmt.Sprintf("staged parts left in %s: %v (%v)", f.root, staged, err)
 	}
 	return ""
 }

@@ -255,7 +255,7 @@ func TestRepairedStateLosesNoPendingItem(t *testing.T) {
 		s.site.SetPrice(it.ID, float64(int(it.Price*100)+100)/100)
 	}
 	s.hist.note(s.site)
-	s.killAtPublishStep("recorded")
+	s.killAtPublishStep("staged")
 	pageSize, _, _, _ := boltMeta(t, s.stateFile)
 	garblePages(t, s.stateFile, pageSize, []uint64{bucketRoot(t, s.stateFile, "versions")})
 

@@ -21,8 +21,9 @@ import (
 
 // TestSignalsStopTheRunAndKeepTheQueue sends SIGINT and SIGTERM to the
 // real binary mid-crawl: the run ends interrupted with the signal named,
-// writes its verdict, and leaves the rest of the queue for the next run,
-// which finishes the traversal.
+// writes its verdict, publishes nothing (a signal stops the export as it
+// stops the crawl), and leaves the rest of the queue and the stored items
+// for the next run, which finishes the traversal.
 func TestSignalsStopTheRunAndKeepTheQueue(t *testing.T) {
 	bin, err := exec.LookPath("databrew-stage")
 	if err != nil {
@@ -44,11 +45,14 @@ func TestSignalsStopTheRunAndKeepTheQueue(t *testing.T) {
 				t.Fatalf("no verdict after %s: %v\n%s", sig, err, stderr.String())
 			}
 			name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
-			if rep.Stop != verdict.StopInterrupted || rep.Detail != "Interrupted by "+name || rep.Outcome != verdict.OutcomePartial {
+			if rep.Stop != verdict.StopInterrupted || !strings.HasPrefix(rep.Detail, "Interrupted by "+name) || rep.Outcome != verdict.OutcomePartial {
 				t.Fatalf("verdict = %s (%s): %q", rep.Outcome, rep.Stop, rep.Detail)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != 0 {
-				t.Fatalf("a partial run exits 0, got %d", code)
+			// The signal stops the export too (nothing is published, the
+			// items stay pending): an export that did not happen fails
+			// the run under the default --fail-when any.
+			if code := cmd.ProcessState.ExitCode(); code != 1 || !rep.Export.Failed || rep.Export.Published {
+				t.Fatalf("exit %d, export %+v; want 1 and the export failed", code, rep.Export)
 			}
 			if !strings.Contains(stderr.String(), "books: partial (interrupted)") {
 				t.Fatalf("stderr = %s", stderr.String())

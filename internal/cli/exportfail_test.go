@@ -25,22 +25,27 @@ func expectFailedExport(t *testing.T, rep verdict.RunReport) {
 	}
 }
 
-// TestRun_AFailedExportExitsOne: the output path of books is a regular
-// file, so every run stores items and cannot publish them. The outcome
+// TestRun_AFailedExportExitsOne: files stand where the staging area of
+// books would be, so every run stores items and cannot publish them. The outcome
 // stays partial, as the rules give it, but the exit code fails under
 // --fail-when any, and all when no other run succeeded; never stays 0.
-// Once the path is a folder again, the next run publishes every item
+// Once the files are gone, the next run publishes every item
 // once and exits 0.
 func TestRun_AFailedExportExitsOne(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 30, PerPage: 10})
 	books := f.config("books", "", nil)
 	movies := f.config("movies", "", nil)
+	// Files where either place of the staging area would be: the run
+	// cannot stage its export.
 	output := filepath.Join(f.dir, "out", "books")
-	if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+	blocks := []string{filepath.Join(f.dir, "out", ".books.databrew-staged"), filepath.Join(output, ".databrew-staged")}
+	if err := os.MkdirAll(output, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(output, []byte("not a folder\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, b := range blocks {
+		if err := os.WriteFile(b, []byte("not a folder\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tests := []struct {
 		flags   []string
@@ -66,8 +71,10 @@ func TestRun_AFailedExportExitsOne(t *testing.T) {
 		expectFailedExport(t, lastRun(t, f.storage("books")))
 	}
 
-	if err := os.Remove(output); err != nil {
-		t.Fatal(err)
+	for _, b := range blocks {
+		if err := os.Remove(b); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := runMain(t, "run", "--json", books)
 	rep := verdictLines(t, "run --json", r.stdout, 1)[0]

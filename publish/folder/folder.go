@@ -1,15 +1,19 @@
 // Package folder is publish.Storage in a local or shared folder, the
 // export root: a key is a file path under it.
 //
-// Parts are staged in a hidden folder inside the root, StagingDir, so they
-// are on the root's file system and no dataset reader lists them (pyarrow,
-// Spark and Hive skip names starting with "."; so do Python's and bash's
-// ** globs). A part is written to StagingDir/parts/TOKEN/KEY and completed
+// Parts are staged in a hidden folder beside the root, ".NAME.databrew-staged"
+// for a root named NAME, so no reader of the root lists them, whatever its
+// globs (DuckDB's and Polars' ** enter hidden folders). When a file made
+// there cannot be linked into the root — the root is a mount point, or its
+// parent is not writable — the staging area is StagingDir inside the root
+// instead: on the root's file system, and hidden from dataset readers
+// (pyarrow, Spark and Hive skip names starting with "."; so do Python's and
+// bash's ** globs). A part is written to STAGING/parts/TOKEN/KEY and completed
 // by a hard link to its key, which fails when the key is taken, so the
 // completion is create-only; CompleteFolder links the parts into a new
 // folder in the staging area and renames it into place, so a whole run
 // appears at once (HidesParts and CompletesAtOnce). Small files are
-// written to StagingDir/tmp, synced, then linked into place (PutIfAbsent)
+// written to STAGING/tmp, synced, then linked into place (PutIfAbsent)
 // or renamed over the old file (Put). Every change is synced, with the
 // folders that hold it, before a method returns.
 //
@@ -36,7 +40,8 @@ import (
 	"github.com/databrew/databrew-stage/publish"
 )
 
-// StagingDir is the staging area inside the root: no key may be in it.
+// StagingDir is the staging area inside the root, when it cannot be beside
+// it: no key may be in it.
 const StagingDir = ".databrew-staged"
 
 // DebrisAge is how old what a crash left in the staging area and no part
@@ -70,7 +75,43 @@ func Open(root string) (*Storage, error) {
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("output %s: %w", root, err)
 	}
-	return &Storage{root: abs, staging: filepath.Join(abs, StagingDir)}, nil
+	staging := filepath.Join(abs, StagingDir)
+	if beside := BesideStaging(abs); linksInto(beside, abs) {
+		staging = beside
+	}
+	return &Storage{root: abs, staging: staging}, nil
+}
+
+// BesideStaging is the staging area beside the root: a hidden sibling.
+func BesideStaging(root string) string {
+	return filepath.Join(filepath.Dir(root), "."+filepath.Base(root)+StagingDir)
+}
+
+// Staging is the staging area the storage uses.
+func (s *Storage) Staging() string { return s.staging }
+
+// linksInto reports whether a file made in the folder from can be hard
+// linked into the folder to: not across file systems, nor between two
+// mounts of one, nor when either cannot be written. It removes what it
+// made, and the folder from too when the answer is no and it is empty.
+func linksInto(from, to string) bool {
+	if filepath.Dir(to) == to || os.MkdirAll(from, 0o755) != nil {
+		return false
+	}
+	ok := false
+	if probe, err := os.CreateTemp(from, "probe-"); err == nil {
+		_ = probe.Close()
+		dest := filepath.Join(to, "."+filepath.Base(probe.Name()))
+		if os.Link(probe.Name(), dest) == nil {
+			ok = true
+			_ = os.Remove(dest)
+		}
+		_ = os.Remove(probe.Name())
+	}
+	if !ok {
+		_ = os.Remove(from) // only when empty
+	}
+	return ok
 }
 
 // Root is the folder's absolute path.

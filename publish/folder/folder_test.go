@@ -50,15 +50,20 @@ func files(t *testing.T, dir string) []string {
 }
 
 // TestStagedPartsAreHiddenInTheRoot: a staged part is a file in the
-// hidden staging folder, which a dataset reader skips; completed, it is
-// at its key.
+// hidden staging folder beside the root, which no reader of the root
+// lists; completed, it is at its key.
 func TestStagedPartsAreHiddenInTheRoot(t *testing.T) {
 	s := open(t)
+	if s.Staging() != folder.BesideStaging(s.Root()) {
+		t.Fatalf("staging in %s, want beside the root: %s", s.Staging(), folder.BesideStaging(s.Root()))
+	}
 	p := storagetest.Stage(t, s, "dt=2024-05-01/run=R/part-00000.parquet", []byte("data"))
-	got := files(t, s.Root())
-	want := []string{folder.StagingDir + "/parts/" + p.Token + "/dt=2024-05-01/run=R/part-00000.parquet"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("files after StagePart: %q; want %q", got, want)
+	if got := files(t, s.Root()); len(got) != 0 {
+		t.Fatalf("files in the root after StagePart: %q", got)
+	}
+	want := []string{"parts/" + p.Token + "/dt=2024-05-01/run=R/part-00000.parquet"}
+	if got := files(t, s.Staging()); !slices.Equal(got, want) {
+		t.Fatalf("files staged: %q; want %q", got, want)
 	}
 	if err := s.CompletePart(context.Background(), p); err != nil {
 		t.Fatal(err)
@@ -128,7 +133,7 @@ func TestCompletePartAfterACrashAtTheLink(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
 	p := storagetest.Stage(t, s, "run/part", []byte("data"))
-	staged := filepath.Join(s.Root(), folder.StagingDir, "parts", p.Token, "run", "part")
+	staged := filepath.Join(s.Staging(), "parts", p.Token, "run", "part")
 	if err := os.MkdirAll(filepath.Join(s.Root(), "run"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +167,7 @@ func TestCompleteFolderAfterACrashAtTheRename(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		staged := filepath.Join(s.Root(), folder.StagingDir, "parts", p.Token, filepath.FromSlash(p.Key))
+		staged := filepath.Join(s.Staging(), "parts", p.Token, filepath.FromSlash(p.Key))
 		if err := os.Link(staged, dst); err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +229,7 @@ func TestDeletePrefixRemovesEmptiedFolders(t *testing.T) {
 func TestAbortStagedRemovesOldDebris(t *testing.T) {
 	ctx := context.Background()
 	s := open(t)
-	staging := filepath.Join(s.Root(), folder.StagingDir)
+	staging := s.Staging()
 	old := time.Now().Add(-2 * folder.DebrisAge)
 	mk := func(rel string, isDir bool, at time.Time) string {
 		t.Helper()

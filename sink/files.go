@@ -1,0 +1,68 @@
+package sink
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/renameio/v2"
+)
+
+// The files of a run folder and of the export root: a run folder is
+// dt=YYYY-MM-DD/run=<run_id>/ holding the part files, _verdict.json,
+// _manifest.json and, last, _SUCCESS; the root holds the latest
+// _verdict.json. Package publish writes them.
+const (
+	ManifestFile = "_manifest.json"
+	SuccessFile  = "_SUCCESS"
+	VerdictFile  = "_verdict.json"
+)
+
+// RunPath is a run folder's path under the export root, slash-separated:
+// dt=YYYY-MM-DD/run=<run_id>, the date being day's in UTC: the run's start
+// day, or the partition date an orchestrator gave it.
+func RunPath(day time.Time, runID string) string {
+	return "dt=" + day.UTC().Format(time.DateOnly) + "/run=" + runID
+}
+
+// IsComplete reports whether a run folder has its _SUCCESS marker.
+func IsComplete(runDir string) bool {
+	_, err := os.Stat(filepath.Join(runDir, SuccessFile))
+	return err == nil
+}
+
+// Exists reports whether path exists.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// WriteFileAtomic replaces path with data: a reader sees the old file or
+// the new one, and the new one is durable when it returns.
+func WriteFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	if err := renameio.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncFolder(filepath.Dir(path))
+}
+
+// syncFolder makes a folder's entries durable.
+func syncFolder(dir string) error {
+	d, err := os.Open(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
