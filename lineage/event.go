@@ -13,9 +13,11 @@ const RunEventSchemaURL = SpecURL + "#/$defs/RunEvent"
 type EventType string
 
 // The event types a stage run emits: START before it, then COMPLETE or
-// FAIL.
+// FAIL. A shard of a logical run ends with RUNNING: the logical run goes
+// on until its commit sends COMPLETE or FAIL.
 const (
 	EventStart    EventType = "START"
+	EventRunning  EventType = "RUNNING"
 	EventComplete EventType = "COMPLETE"
 	EventFail     EventType = "FAIL"
 )

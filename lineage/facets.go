@@ -34,11 +34,15 @@ type ErrorMessageFacet struct {
 
 // StageRunFacet is the custom run facet databrew_stage: the stage's run id
 // (its verdict's run_id, which names the run folder of the export) and the
-// verdict in brief. START knows only the config; the end event has the rest.
+// verdict in brief. START knows only the config (and the run id of a
+// logical run, which the orchestrator gives); the end event has the rest.
+// The events of a shard of a logical run name the shard; no other run's
+// carry it.
 type StageRunFacet struct {
 	BaseFacet
 	Config     string `json:"config"`
 	RunID      string `json:"runId,omitempty"`
+	Shard      string `json:"shard,omitempty"`
 	Outcome    string `json:"outcome,omitempty"`
 	Stop       string `json:"stop,omitempty"`
 	Productive *bool  `json:"productive,omitempty"`

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // Events are validated against two sets of JSON Schemas:
@@ -260,6 +262,12 @@ func sampleEvents(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	events["COMPLETE published to S3"] = mustJSON(t, s3.End(publishedReport(t, t.TempDir())))
+	shard := logicalTracker(t, t.TempDir()).Shard("1-of-4")
+	events["START of a shard"] = mustJSON(t, shard.Start(testStart))
+	events["RUNNING of a shard"] = mustJSON(t, shard.End(shardReport("1-of-4", verdict.OutcomeSuccess)))
+	events["RUNNING of a failed shard"] = mustJSON(t, shard.End(shardReport("1-of-4", verdict.OutcomeFailed)))
+	commitDir := t.TempDir()
+	events["COMPLETE of a commit"] = mustJSON(t, logicalTracker(t, commitDir).End(commitReport(t, commitDir)))
 	return events
 }
 
@@ -348,6 +356,8 @@ func TestSpecRejects(t *testing.T) {
 		{"rowCount not an integer", complete, func(m map[string]any) { outputStatistics(m)["rowCount"] = 1.5 }, false},
 		{"negative rowCount", complete, func(m map[string]any) { outputStatistics(m)["rowCount"] = -1 }, true},
 		{"unknown stage outcome", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["outcome"] = "meh" }, false},
+		{"stage run id with a slash", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["runId"] = "nightly/1" }, false},
+		{"shard not I-of-N", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["shard"] = "2/4" }, false},
 	}
 	own, _ := loadOwnSpec()
 	for _, s := range specs(t) {

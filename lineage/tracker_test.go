@@ -324,3 +324,131 @@ func TestEachTrackerHasItsOwnRunID(t *testing.T) {
 		t.Errorf("two runs share run id %s", a.RunID())
 	}
 }
+
+// logicalTracker is the tracker of the logical run nightly-1 of the test
+// config exporting into dir/out, as a shard or the commit makes it.
+func logicalTracker(t *testing.T, dir string) *Tracker {
+	t.Helper()
+	tr, err := NewLogicalRunTracker(testConfig(dir), "", "nightly-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// shardReport is the verdict of shard name of the logical run nightly-1:
+// it staged rows for the commit and published nothing.
+func shardReport(name string, outcome verdict.Outcome) verdict.RunReport {
+	return verdict.RunReport{
+		Config: "books", RunID: "nightly-1", Shard: name, StartedAt: testStart, FinishedAt: testFinish,
+		Crawl:   verdict.Crawl{Stop: verdict.StopQueueEmpty},
+		Outcome: outcome, Productive: true, Started: true,
+		Export: verdict.Export{Staged: true, Rows: 500, Files: []string{"part-00000.parquet"}},
+	}
+}
+
+// commitReport is the combined verdict of the logical run nightly-1 that
+// its commit published into dir.
+func commitReport(t *testing.T, dir string) verdict.RunReport {
+	rep := publishedReport(t, dir)
+	rep.RunID = "nightly-1"
+	rep.Shards = []verdict.RunReport{shardReport("0-of-2", verdict.OutcomeSuccess), shardReport("1-of-2", verdict.OutcomeSuccess)}
+	return rep
+}
+
+// TestLogicalRunEvents: every shard and the commit, each making its own
+// tracker, send events of one OpenLineage run: the logical run's id, the
+// config's job, the export root. A shard sends START and, at its end,
+// RUNNING with its verdict in brief and its shard, failed or not, with
+// neither errorMessage nor statistics; the commit sends the COMPLETE,
+// without a shard, with the statistics of what it published.
+func TestLogicalRunEvents(t *testing.T) {
+	dir := t.TempDir()
+	want := LogicalRunID(DefaultNamespace, "books", "nightly-1")
+	var shardEvents []map[string]any
+	for i, outcome := range []verdict.Outcome{verdict.OutcomeSuccess, verdict.OutcomeFailed} {
+		name := []string{"0-of-2", "1-of-2"}[i]
+		tr := logicalTracker(t, dir).Shard(name)
+		start := validateEvent(t, mustJSON(t, tr.Start(testStart)))
+		end := validateEvent(t, mustJSON(t, tr.End(shardReport(name, outcome))))
+		for _, c := range []struct {
+			ev   map[string]any
+			path []any
+			want any
+		}{
+			{start, []any{"eventType"}, "START"},
+			{start, []any{"run", "runId"}, want},
+			{start, []any{"job", "name"}, "books"},
+			{start, []any{"outputs", 0, "name"}, filepath.Join(dir, "out")},
+			{start, []any{"run", "facets", "databrew_stage", "shard"}, name},
+			{start, []any{"run", "facets", "databrew_stage", "runId"}, "nightly-1"},
+			{end, []any{"eventType"}, "RUNNING"},
+			{end, []any{"run", "runId"}, want},
+			{end, []any{"run", "facets", "databrew_stage", "shard"}, name},
+			{end, []any{"run", "facets", "databrew_stage", "runId"}, "nightly-1"},
+			{end, []any{"run", "facets", "databrew_stage", "outcome"}, string(outcome)},
+			{end, []any{"run", "facets", "errorMessage"}, nil},
+			{end, []any{"outputs", 0, "outputFacets", "outputStatistics"}, nil},
+		} {
+			if got := get(c.ev, c.path...); got != c.want {
+				t.Errorf("shard %s: %v = %v, want %v", name, c.path, got, c.want)
+			}
+		}
+		shardEvents = append(shardEvents, start, end)
+	}
+
+	rep := commitReport(t, dir)
+	ev := validateEvent(t, mustJSON(t, logicalTracker(t, dir).End(rep)))
+	for _, c := range []struct {
+		path []any
+		want any
+	}{
+		{[]any{"eventType"}, "COMPLETE"},
+		{[]any{"run", "runId"}, want},
+		{[]any{"job", "namespace"}, "databrew-stage"},
+		{[]any{"job", "name"}, "books"},
+		{[]any{"outputs", 0, "namespace"}, "file"},
+		{[]any{"outputs", 0, "name"}, filepath.Join(dir, "out")},
+		{[]any{"outputs", 0, "outputFacets", "outputStatistics", "rowCount"}, float64(1003)},
+		{[]any{"outputs", 0, "outputFacets", "outputStatistics", "fileCount"}, float64(2)},
+		{[]any{"run", "facets", "databrew_stage", "runId"}, "nightly-1"},
+		{[]any{"run", "facets", "databrew_stage", "outcome"}, "success"},
+		{[]any{"run", "facets", "databrew_stage", "exportPath"}, rep.Export.Path},
+		{[]any{"run", "facets", "databrew_stage", "shard"}, nil},
+		{[]any{"run", "facets", "errorMessage"}, nil},
+	} {
+		if got := get(ev, c.path...); got != c.want {
+			t.Errorf("commit: %v = %v, want %v", c.path, got, c.want)
+		}
+	}
+	if len(shardEvents) != 4 {
+		t.Fatalf("%d shard events", len(shardEvents))
+	}
+}
+
+// TestLogicalRunFailEvent: a commit whose combined verdict failed sends
+// FAIL with the errorMessage facet, under the logical run's id.
+func TestLogicalRunFailEvent(t *testing.T) {
+	rep := failedReport()
+	rep.RunID = "nightly-1"
+	ev := validateEvent(t, mustJSON(t, logicalTracker(t, t.TempDir()).End(rep)))
+	if get(ev, "eventType") != "FAIL" || get(ev, "run", "runId") != LogicalRunID(DefaultNamespace, "books", "nightly-1") ||
+		get(ev, "run", "facets", "errorMessage", "message") != rep.Summary() || get(ev, "run", "facets", "databrew_stage", "shard") != nil {
+		t.Errorf("event %v", ev)
+	}
+}
+
+// TestWholeRunsCarryNoShard: a whole run's events have no shard, and its
+// START no stage run id (the stage picks it later).
+func TestWholeRunsCarryNoShard(t *testing.T) {
+	dir := t.TempDir()
+	tr := newTestTracker(t, dir)
+	for _, ev := range []RunEvent{tr.Start(testStart), tr.End(publishedReport(t, dir))} {
+		if ev.Run.Facets.Stage.Shard != "" {
+			t.Errorf("%s carries shard %q", ev.EventType, ev.Run.Facets.Stage.Shard)
+		}
+	}
+	if tr.Start(testStart).Run.Facets.Stage.RunID != "" {
+		t.Error("a whole run's START has a stage run id")
+	}
+}

@@ -18,6 +18,7 @@ func TestHelpGolden(t *testing.T) {
 	}{
 		{"main", []string{"--help"}},
 		{"run", []string{"run", "--help"}},
+		{"commit", []string{"commit", "--help"}},
 		{"report", []string{"report", "--help"}},
 		{"check", []string{"check", "--help"}},
 		{"state", []string{"state", "--help"}},

@@ -59,8 +59,13 @@ func pipesAssetKey(s *dagsterpipes.Session, config string, configs int) string {
 }
 
 // reportToPipes reports a run: a materialization when it published, and
-// the verdict check in every case.
+// the verdict check in every case. A logical run's commit reports as a
+// whole run does; a shard's run reports with reportShardToPipes instead.
 func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, logger *slog.Logger) {
+	if rep.Shard != "" {
+		reportShardToPipes(s, rep)
+		return
+	}
 	asset := pipesAssetKey(s, rep.Config, configs)
 	if asset == "" {
 		logger.Warn("dagster pipes: no asset key to report this config's run to: none is named like the config",
@@ -78,11 +83,51 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, 
 			"files":   dagsterpipes.JSON(rep.Export.Files),
 		})
 	}
+	s.ReportCheck(asset, verdictCheck, !rep.FailsDownstream(), dagsterpipes.SeverityError, verdictMetadata(rep))
+}
+
+// shardVerdictKind is the "kind" of the custom message a shard's run
+// reports under Dagster Pipes.
+const shardVerdictKind = "databrew_stage.shard_verdict"
+
+// reportShardToPipes reports the run of one shard of a logical run: no
+// materialization (a shard publishes nothing; the commit does) and no
+// asset check either, since the asset's verdict check is the commit's to
+// report once for the logical run (a Dagster step may report a check only
+// when it declares it, so a step that runs a shard would fail on it).
+// Instead one custom message carries the shard's verdict: kind
+// shard_verdict, config, run_id, shard, passed and the verdict check's
+// metadata with the shard, the run id and the rows it staged.
+func reportShardToPipes(s *dagsterpipes.Session, rep verdict.RunReport) {
+	md := verdictMetadata(rep)
+	md["shard"] = dagsterpipes.Text(rep.Shard)
+	md["run_id"] = dagsterpipes.Text(rep.RunID)
+	md["staged_rows"] = dagsterpipes.Int(stagedRows(rep.Export))
+	s.ReportCustomMessage(map[string]any{
+		"kind":     shardVerdictKind,
+		"config":   rep.Config,
+		"run_id":   rep.RunID,
+		"shard":    rep.Shard,
+		"passed":   !rep.FailsDownstream(),
+		"metadata": md,
+	})
+}
+
+// stagedRows is the rows a shard's run staged for the commit.
+func stagedRows(e verdict.Export) int {
+	if !e.Staged {
+		return 0
+	}
+	return e.Rows
+}
+
+// verdictMetadata is the metadata of the verdict check of rep's run.
+func verdictMetadata(rep verdict.RunReport) dagsterpipes.Metadata {
 	gaps := make([]string, 0, len(rep.Gaps))
 	for _, g := range rep.Gaps {
 		gaps = append(gaps, g.URL+": "+g.Reason)
 	}
-	s.ReportCheck(asset, verdictCheck, !rep.FailsDownstream(), dagsterpipes.SeverityError, dagsterpipes.Metadata{
+	return dagsterpipes.Metadata{
 		"export_failed": dagsterpipes.Bool(rep.Export.Failed),
 		"export_reason": dagsterpipes.Text(rep.Export.Reason),
 		"outcome":       dagsterpipes.Text(string(rep.Outcome)),
@@ -92,7 +137,7 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, 
 		"coverage_gaps": dagsterpipes.Int(rep.CoverageGaps),
 		"gaps":          dagsterpipes.JSON(gaps),
 		"breaker_trips": dagsterpipes.Int(rep.Breaker.Trips),
-	})
+	}
 }
 
 // pipesHandler passes log records on to the stderr handler and sends those

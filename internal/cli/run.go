@@ -39,7 +39,11 @@ signal exits at once.
 
 Shards: --shard I/N (or --shards N with JOB_COMPLETION_INDEX) --run-id ID
 runs one of N shards of a logical run, which 'databrew-stage commit'
-publishes once every shard passed (see docs/shards.md).
+publishes once every shard passed (see docs/shards.md). A shard reports
+as a shard: its metrics carry a shard label, its OpenLineage events (START,
+then RUNNING) the logical run's id and its shard, and under Dagster Pipes
+it reports its verdict in a custom message, not on the asset; the commit
+reports the logical run (see 'databrew-stage commit --help').
 
 Exit codes: 0 every run succeeded or was partial; 1 a run failed, or its
 export failed with an error (export.failed in the verdict; see
@@ -70,7 +74,7 @@ type runFlags struct {
 }
 
 func runCmd(args []string, env Env) int {
-	var f runFlags
+	f := runFlags{lineage: lineageSetup{cmd: "run"}}
 	fs := newFlags("run", runUsage, env)
 	fs.IntVarP(&f.maxRequests, "max-requests", "n", 0, "request budget per config, overriding [policy].max_requests (0: the config's)")
 	fs.StringVar(&f.deadline, "deadline", "", "stop the crawl of all configs at this time: a duration (45m) or an RFC 3339 time; configs not started by then fail with \"Not started\"; the export of what a crawl stored follows (see --export-timeout)")
@@ -84,7 +88,7 @@ func runCmd(args []string, env Env) int {
 	fs.StringVar(&f.logFormat, "log-format", "text", "log format on stderr: text or json")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	fs.StringVar(&f.progress, "progress", "auto", "progress display on stderr: auto (when stderr is a terminal), always or never")
-	fs.StringVar(&f.lineage.file, "lineage-file", "", "append OpenLineage events (START, then COMPLETE or FAIL) to this file as JSON Lines; OPENLINEAGE_URL also posts them to a server")
+	fs.StringVar(&f.lineage.file, "lineage-file", "", "append OpenLineage events (START, then COMPLETE or FAIL; a shard's START, then RUNNING) to this file as JSON Lines; OPENLINEAGE_URL also posts them to a server")
 	fs.BoolVar(&f.resetState, "reset-state", false, "when the state file is damaged, or missing or empty next to published runs, start over: every item is exported again as new")
 	fs.StringVar(&f.partitionDate, "partition-date", "", "publish into the dt=YYYY-MM-DD partition of this date instead of the run's start day (an orchestrator's logical date, e.g. Airflow's {{ ds }})")
 	fs.StringVar(&f.xcomFile, "xcom-file", "", "also write the verdict as one JSON value to this file, atomically, whatever the runs came to (not on a usage error: nothing ran) (e.g. /airflow/xcom/return.json): the object with one config, an array with several")
@@ -169,10 +173,15 @@ func runCmd(args []string, env Env) int {
 		if env.RunOptions != nil {
 			env.RunOptions(&opts)
 		}
-		lin := f.lineage.start(ctx, env, logger, *cfg)
+		lin := f.lineage.start(ctx, env, logger, *cfg, shard)
 		opts.Progress = progress.start(cfg.Name)
 		rep, err := stage.Run(ctx, *cfg, opts)
 		progress.stop()
+		if shard != nil && rep.Shard == "" {
+			// A shard that did not start (its storage locked) is that
+			// shard all the same, in its verdict and in what reports it.
+			rep.RunID, rep.Shard = shard.RunID, shard.Name()
+		}
 		// A run that did not start says why in its summary line.
 		if err != nil && rep.Started {
 			logger.Error("run error", "config", cfg.Name, "err", err)

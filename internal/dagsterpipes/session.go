@@ -157,6 +157,14 @@ func (s *Session) ReportCheck(assetKey, checkName string, passed bool, severity 
 		"passed": passed, "severity": severity, "metadata": md})
 }
 
+// ReportCustomMessage sends a custom message: any JSON payload, which
+// Dagster's side keeps for the code that launched the process
+// (get_custom_messages of its Pipes message handler) and records nothing
+// of on its own.
+func (s *Session) ReportCustomMessage(payload any) {
+	s.write("report_custom_message", map[string]any{"payload": payload})
+}
+
 // Close sends the "closed" message and closes the messages file; it
 // returns the first error any message met.
 func (s *Session) Close() error {

@@ -49,6 +49,7 @@ func TestASessionWritesEnvelopedLinesToItsChannel(t *testing.T) {
 	s.Log("WARNING", "tripped")
 	s.ReportMaterialization("a", "v1", Metadata{"rows": Int(3)})
 	s.ReportCheck("a", "verdict", false, SeverityError, nil)
+	s.ReportCustomMessage(map[string]any{"shard": "1-of-2"})
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func TestASessionWritesEnvelopedLinesToItsChannel(t *testing.T) {
 		t.Fatalf("stdout got %q", stdout.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	want := []string{"opened", "log", "report_asset_materialization", "report_asset_check", "closed"}
+	want := []string{"opened", "log", "report_asset_materialization", "report_asset_check", "report_custom_message", "closed"}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d: %s", len(lines), len(want), stderr.String())
 	}
@@ -72,6 +73,9 @@ func TestASessionWritesEnvelopedLinesToItsChannel(t *testing.T) {
 	}
 	if !strings.Contains(lines[2], `"data_version":"v1"`) || !strings.Contains(lines[2], `"rows":{"raw_value":3,"type":"int"}`) {
 		t.Fatalf("materialization = %s", lines[2])
+	}
+	if !strings.Contains(lines[4], `"params":{"payload":{"shard":"1-of-2"}}`) {
+		t.Fatalf("custom message = %s", lines[4])
 	}
 }
 

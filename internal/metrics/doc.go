@@ -10,6 +10,15 @@
 // not run this time keep every metric the file held for them, so one file
 // can serve invocations that run different configs.
 //
+// The run of one shard of a logical run (its verdict names the shard)
+// writes the same metrics labelled with the shard too ("2-of-4"); a whole
+// run, and a logical run as its commit combined it, carry no shard label.
+// Each shard of a config is kept apart from the others and from the
+// config's whole or logical run, as configs are from one another, so a
+// shard writing the file leaves the commit's metrics as they were, and the
+// other way round. A shard publishes nothing itself: its exported rows are
+// 0, and the commit's are the logical run's.
+//
 // The file is replaced atomically (a temporary file in the same folder,
 // then a rename), so the collector never reads half of it.
 package metrics

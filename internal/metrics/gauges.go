@@ -4,10 +4,18 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/databrew/databrew-stage/verdict"
 )
 
-// configLabel names the config on every metric.
-const configLabel = "config"
+// configLabel names the config on every metric; shardLabel names the
+// shard (such as "2-of-4") on the metrics of a shard's run, and only
+// there: a whole run's metrics, and those of a logical run its commit
+// combined, do not carry it.
+const (
+	configLabel = "config"
+	shardLabel  = "shard"
+)
 
 // The metric names, each the name of a gauge labelled with the config.
 const (
@@ -29,21 +37,69 @@ const (
 
 // gauges holds the metrics of one textfile, registered on one registry.
 type gauges struct {
-	requests, retriedRequests, notModified *prometheus.GaugeVec
-	urls, items                            *prometheus.GaugeVec
-	duration, breakerTrips                 *prometheus.GaugeVec
-	exportedRows, exportFailed             *prometheus.GaugeVec
-	coverageGaps, outcome, info            *prometheus.GaugeVec
-	lastRunTimestamp, lastSuccessTime      *prometheus.GaugeVec
+	requests, retriedRequests, notModified *gauge
+	urls, items                            *gauge
+	duration, breakerTrips                 *gauge
+	exportedRows, exportFailed             *gauge
+	coverageGaps, outcome, info            *gauge
+	lastRunTimestamp, lastSuccessTime      *gauge
 	// byName finds a gauge by its metric name, to carry values over from
 	// a previous file.
-	byName map[string]*prometheus.GaugeVec
+	byName map[string]*gauge
+}
+
+// gauge is one metric: the samples of runs of whole configs (labelled
+// with the config and the metric's own labels) and of shard runs
+// (labelled with the shard too), under one name. It registers as an
+// unchecked collector, describing nothing: a checked registration wants
+// every sample of a name to carry the same label names, and a whole run's
+// samples must not carry the shard. Gathering still checks each sample.
+type gauge struct {
+	whole, shard *prometheus.GaugeVec
+}
+
+// Describe describes nothing: gauge is an unchecked collector.
+func (g *gauge) Describe(chan<- *prometheus.Desc) {}
+
+// Collect collects the samples of whole runs and of shard runs.
+func (g *gauge) Collect(ch chan<- prometheus.Metric) {
+	g.whole.Collect(ch)
+	g.shard.Collect(ch)
+}
+
+// runKey names whose samples a run sets: the config, and the shard for a
+// shard's run (empty for a whole run, and for a logical run a commit
+// combined).
+type runKey struct {
+	config, shard string
+}
+
+// keyOf is the runKey of rep.
+func keyOf(rep verdict.RunReport) runKey { return runKey{config: rep.Config, shard: rep.Shard} }
+
+// vecOf returns the vector that holds k's samples, and k's label values
+// followed by extra, in that vector's label order.
+func (g *gauge) vecOf(k runKey, extra ...string) (*prometheus.GaugeVec, []string) {
+	if k.shard == "" {
+		return g.whole, append([]string{k.config}, extra...)
+	}
+	return g.shard, append([]string{k.config, k.shard}, extra...)
+}
+
+// deleteRun deletes every sample of k's run: a whole run's, or one
+// shard's.
+func (g *gauge) deleteRun(k runKey) {
+	if k.shard == "" {
+		g.whole.DeletePartialMatch(prometheus.Labels{configLabel: k.config})
+		return
+	}
+	g.shard.DeletePartialMatch(prometheus.Labels{configLabel: k.config, shardLabel: k.shard})
 }
 
 // gaugeSpec describes one gauge: where it goes, its name, its HELP text
-// and its labels besides config.
+// and its labels besides config (and shard).
 type gaugeSpec struct {
-	dst    **prometheus.GaugeVec
+	dst    **gauge
 	name   string
 	help   string
 	labels []string
@@ -51,7 +107,7 @@ type gaugeSpec struct {
 
 // newGauges creates every gauge and registers it on reg.
 func newGauges(reg prometheus.Registerer) (*gauges, error) {
-	g := &gauges{byName: map[string]*prometheus.GaugeVec{}}
+	g := &gauges{byName: map[string]*gauge{}}
 	specs := []gaugeSpec{
 		{&g.requests, requestsName, "HTTP exchanges for pages in the config's last run, retries included; robots.txt fetches are not counted.", nil},
 		{&g.retriedRequests, retriedRequestsName, "HTTP exchanges in the config's last run that retried an earlier one.", nil},
@@ -69,7 +125,11 @@ func newGauges(reg prometheus.Registerer) (*gauges, error) {
 		{&g.lastSuccessTime, lastSuccessTimeName, "Unix time the config's last run that started and did not fail (success or partial) finished; failed runs and runs that never started leave it as it was.", nil},
 	}
 	for _, s := range specs {
-		vec := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: s.name, Help: s.help}, append([]string{configLabel}, s.labels...))
+		opts := prometheus.GaugeOpts{Name: s.name, Help: s.help}
+		vec := &gauge{
+			whole: prometheus.NewGaugeVec(opts, append([]string{configLabel}, s.labels...)),
+			shard: prometheus.NewGaugeVec(opts, append([]string{configLabel, shardLabel}, s.labels...)),
+		}
 		if err := reg.Register(vec); err != nil {
 			return nil, fmt.Errorf("register %s: %w", s.name, err)
 		}
@@ -85,16 +145,17 @@ type gaugeSetter struct {
 	err error
 }
 
-// set sets the gauge of vec with labels to value, unless an earlier set
-// failed.
-func (s *gaugeSetter) set(vec *prometheus.GaugeVec, value float64, labels ...string) {
+// set sets the sample of g for run k with the extra label values to
+// value, unless an earlier set failed.
+func (s *gaugeSetter) set(g *gauge, k runKey, value float64, extra ...string) {
 	if s.err != nil {
 		return
 	}
-	gauge, err := vec.GetMetricWithLabelValues(labels...)
+	vec, labels := g.vecOf(k, extra...)
+	sample, err := vec.GetMetricWithLabelValues(labels...)
 	if err != nil {
 		s.err = fmt.Errorf("set a gauge labelled %q: %w", labels, err)
 		return
 	}
-	gauge.Set(value)
+	sample.Set(value)
 }

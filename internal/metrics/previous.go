@@ -33,16 +33,18 @@ func readPrevious(path string) (map[string]*dto.MetricFamily, error) {
 }
 
 // carryOver sets the values of previous that this invocation's reports do
-// not replace: every metric of a config not run this time, and the last
-// success of a config none of whose runs this time moved it. Values of
-// metrics this version does not write, or writes with other labels, and
-// samples without a config label are dropped.
+// not replace: every metric of a config, or a config's shard, not run this
+// time, and the last success of one none of whose runs this time moved it.
+// A whole run and each shard of a config are apart: a shard run keeps the
+// whole run's metrics, and a commit the shards'. Values of metrics this
+// version does not write, or writes with other labels, and samples without
+// a config label are dropped.
 func (g *gauges) carryOver(previous map[string]*dto.MetricFamily, reports []verdict.RunReport) {
-	ran, movedLastSuccess := map[string]bool{}, map[string]bool{}
+	ran, movedLastSuccess := map[runKey]bool{}, map[runKey]bool{}
 	for _, rep := range reports {
-		ran[rep.Config] = true
+		ran[keyOf(rep)] = true
 		if movesLastSuccess(rep) {
-			movedLastSuccess[rep.Config] = true
+			movedLastSuccess[keyOf(rep)] = true
 		}
 	}
 	for name, family := range previous {
@@ -53,11 +55,18 @@ func (g *gauges) carryOver(previous map[string]*dto.MetricFamily, reports []verd
 		for _, sample := range family.GetMetric() {
 			labels := labelsOf(sample)
 			config, hasConfig := labels[configLabel]
-			keep := hasConfig && (!ran[config] || (name == lastSuccessTimeName && !movedLastSuccess[config]))
+			k := runKey{config: config, shard: labels[shardLabel]}
+			keep := hasConfig && (!ran[k] || (name == lastSuccessTimeName && !movedLastSuccess[k]))
 			if !keep {
 				continue
 			}
-			if gauge, err := vec.GetMetricWith(labels); err == nil {
+			target := vec.whole
+			if k.shard != "" {
+				target = vec.shard
+			} else {
+				delete(labels, shardLabel) // shard="" is no shard
+			}
+			if gauge, err := target.GetMetricWith(labels); err == nil {
 				gauge.Set(sample.GetGauge().GetValue())
 			}
 		}

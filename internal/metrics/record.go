@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -18,43 +16,52 @@ func movesLastSuccess(rep verdict.RunReport) bool {
 	return rep.Started && rep.Outcome != verdict.OutcomeFailed
 }
 
-// record sets every gauge of rep's config to rep's values; the last
-// success only when rep moves it.
+// record sets every gauge of rep's run (its config's, or its shard's) to
+// rep's values; the last success only when rep moves it.
 func (g *gauges) record(rep verdict.RunReport) error {
 	var s gaugeSetter
-	config := rep.Config
-	s.set(g.requests, float64(rep.Requests.Total), config)
-	s.set(g.retriedRequests, float64(rep.Requests.Retried), config)
-	s.set(g.notModified, float64(rep.Requests.NotModified), config)
-	s.set(g.urls, float64(rep.Requests.OK), config, "ok")
-	s.set(g.urls, float64(rep.Requests.Neutral), config, "neutral")
-	s.set(g.urls, float64(rep.Requests.Failed), config, "failed")
-	s.set(g.urls, float64(rep.Requests.RobotsExcluded), config, "robots_excluded")
-	s.set(g.items, float64(rep.Items.New), config, "new")
-	s.set(g.items, float64(rep.Items.Changed), config, "changed")
-	s.set(g.items, float64(rep.Items.Unchanged), config, "unchanged")
-	s.set(g.items, float64(rep.Items.Removed), config, "removed")
-	s.set(g.items, float64(rep.Items.Skipped), config, "skipped")
-	s.set(g.items, float64(rep.Items.DuplicateKeys), config, "duplicate_keys")
-	s.set(g.duration, rep.FinishedAt.Sub(rep.StartedAt).Seconds(), config)
-	s.set(g.breakerTrips, float64(rep.Breaker.Trips), config)
-	s.set(g.exportedRows, float64(rep.Export.Rows), config)
-	s.set(g.exportFailed, boolValue(rep.Export.Failed), config)
-	s.set(g.coverageGaps, float64(rep.CoverageGaps), config)
+	k := keyOf(rep)
+	s.set(g.requests, k, float64(rep.Requests.Total))
+	s.set(g.retriedRequests, k, float64(rep.Requests.Retried))
+	s.set(g.notModified, k, float64(rep.Requests.NotModified))
+	s.set(g.urls, k, float64(rep.Requests.OK), "ok")
+	s.set(g.urls, k, float64(rep.Requests.Neutral), "neutral")
+	s.set(g.urls, k, float64(rep.Requests.Failed), "failed")
+	s.set(g.urls, k, float64(rep.Requests.RobotsExcluded), "robots_excluded")
+	s.set(g.items, k, float64(rep.Items.New), "new")
+	s.set(g.items, k, float64(rep.Items.Changed), "changed")
+	s.set(g.items, k, float64(rep.Items.Unchanged), "unchanged")
+	s.set(g.items, k, float64(rep.Items.Removed), "removed")
+	s.set(g.items, k, float64(rep.Items.Skipped), "skipped")
+	s.set(g.items, k, float64(rep.Items.DuplicateKeys), "duplicate_keys")
+	s.set(g.duration, k, rep.FinishedAt.Sub(rep.StartedAt).Seconds())
+	s.set(g.breakerTrips, k, float64(rep.Breaker.Trips))
+	s.set(g.exportedRows, k, float64(exportedRows(rep.Export)))
+	s.set(g.exportFailed, k, boolValue(rep.Export.Failed))
+	s.set(g.coverageGaps, k, float64(rep.CoverageGaps))
 	for _, o := range outcomes {
-		s.set(g.outcome, boolValue(rep.Outcome == o), config, string(o))
+		s.set(g.outcome, k, boolValue(rep.Outcome == o), string(o))
 	}
-	// A config run twice in one invocation keeps one info series: the
-	// last run's.
-	g.info.DeletePartialMatch(prometheus.Labels{configLabel: config})
-	s.set(g.info, 1, config, string(rep.Stop), strconv.FormatBool(rep.Started))
+	// A config (or shard) run twice in one invocation keeps one info
+	// series: the last run's.
+	g.info.deleteRun(k)
+	s.set(g.info, k, 1, string(rep.Stop), strconv.FormatBool(rep.Started))
 	if !rep.FinishedAt.IsZero() {
-		s.set(g.lastRunTimestamp, unixSeconds(rep.FinishedAt), config)
+		s.set(g.lastRunTimestamp, k, unixSeconds(rep.FinishedAt))
 		if movesLastSuccess(rep) {
-			s.set(g.lastSuccessTime, unixSeconds(rep.FinishedAt), config)
+			s.set(g.lastSuccessTime, k, unixSeconds(rep.FinishedAt))
 		}
 	}
 	return s.err
+}
+
+// exportedRows is the rows a run published: a shard's run stages its rows
+// for the commit and publishes none itself.
+func exportedRows(e verdict.Export) int {
+	if e.Staged && !e.Published {
+		return 0
+	}
+	return e.Rows
 }
 
 // boolValue is 1 for true and 0 for false.

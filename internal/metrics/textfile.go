@@ -9,11 +9,12 @@ import (
 )
 
 // WriteTextfile writes the metrics of reports, the verdicts of one run
-// invocation, to the textfile at path for node-exporter's textfile
-// collector (whose files end in .prom), replacing it atomically. From the
-// file already at path it keeps every metric of the configs not run this
-// time, and the last success of each config whose run this time failed or
-// did not start. A file at path that cannot be read or parsed is an error,
+// invocation (or the one verdict of a commit), to the textfile at path for
+// node-exporter's textfile collector (whose files end in .prom), replacing
+// it atomically. A report that names a shard is labelled with it. From the
+// file already at path it keeps every metric of the configs (and shards)
+// not run this time, and the last success of each whose run this time
+// failed or did not start. A file at path that cannot be read or parsed is an error,
 // and is left as it was.
 func WriteTextfile(path string, reports []verdict.RunReport) error {
 	previous, err := readPrevious(path)

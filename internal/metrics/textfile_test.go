@@ -223,3 +223,100 @@ func TestWriteLeavesOnlyTheTextfile(t *testing.T) {
 		t.Errorf("WriteTextfile into a missing folder = %v, want an error naming %s", err, missing)
 	}
 }
+
+// shardRun is the verdict of shard name (such as "0-of-2") of the
+// logical run r1 of config, which staged 15 rows for the commit.
+func shardRun(config, name string, finished time.Time) verdict.RunReport {
+	rep := successRun(config, finished)
+	rep.Shard = name
+	rep.Export = verdict.Export{Staged: true, Rows: 15, Path: "out", Files: []string{"a.parquet"}}
+	return rep
+}
+
+// shardOf is the label set of config's shard name.
+func shardOf(config, name string) map[string]string {
+	return map[string]string{"config": config, "shard": name}
+}
+
+// TestShardRunsCarryTheShardLabel: every sample of a shard's run carries
+// the shard beside the config, and a whole run's (a logical run's, which
+// its commit writes) carries no shard, not even an empty one, in one file
+// the Prometheus text parser reads. A shard publishes nothing itself: its
+// exported rows are 0, though it staged some.
+func TestShardRunsCarryTheShardLabel(t *testing.T) {
+	path := textfilePath(t)
+	logical := successRun("books", clock.Add(time.Minute))
+	logical.Shards = []verdict.RunReport{shardRun("books", "0-of-2", clock), shardRun("books", "1-of-2", clock)}
+	tf := writeAndRead(t, path, shardRun("books", "0-of-2", clock), shardRun("books", "1-of-2", clock), logical)
+
+	for _, shard := range []string{"0-of-2", "1-of-2"} {
+		tf.want(t, "databrew_stage_last_run_requests", shardOf("books", shard), 40)
+		tf.want(t, "databrew_stage_last_run_exported_rows", shardOf("books", shard), 0)
+		tf.want(t, "databrew_stage_last_run_outcome", map[string]string{"config": "books", "shard": shard, "outcome": "success"}, 1)
+		tf.want(t, "databrew_stage_last_run_info", map[string]string{"config": "books", "shard": shard, "stop": "queue_empty", "started": "true"}, 1)
+		tf.want(t, "databrew_stage_last_success_timestamp_seconds", shardOf("books", shard), seconds(clock))
+	}
+	tf.want(t, "databrew_stage_last_run_requests", cfg("books"), 40)
+	tf.want(t, "databrew_stage_last_run_exported_rows", cfg("books"), 17)
+	tf.want(t, "databrew_stage_last_run_outcome", with("books", "outcome", "success"), 1)
+	tf.want(t, "databrew_stage_last_success_timestamp_seconds", cfg("books"), seconds(clock.Add(time.Minute)))
+
+	if len(tf) != 14 {
+		t.Errorf("%d metric families, want 14", len(tf))
+	}
+	for name, family := range tf {
+		whole, shards := 0, 0
+		for _, sample := range family.GetMetric() {
+			labels := labelsOf(sample)
+			shard, ok := labels["shard"]
+			switch {
+			case !ok:
+				whole++
+			case shard == "0-of-2" || shard == "1-of-2":
+				shards++
+			default:
+				t.Errorf("%s: a sample with shard %q: %v", name, shard, labels)
+			}
+		}
+		if whole == 0 || shards != 2*whole {
+			t.Errorf("%s: %d samples of the whole run and %d of shards, want some and twice as many", name, whole, shards)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), `shard=""`) {
+		t.Errorf("a sample carries an empty shard label:\n%s", b)
+	}
+}
+
+// TestShardsAndWholeRunsAreKeptApart: in one file, a shard's run replaces
+// that shard's metrics only, keeping the other shards' and the logical
+// run's; a commit (the logical run's metrics) keeps every shard's; a
+// failed shard keeps that shard's last success.
+func TestShardsAndWholeRunsAreKeptApart(t *testing.T) {
+	path := textfilePath(t)
+	writeAndRead(t, path, successRun("books", clock), shardRun("books", "0-of-2", clock), shardRun("books", "1-of-2", clock))
+
+	later := clock.Add(time.Hour)
+	failed := failedRun("books", later)
+	failed.Shard = "1-of-2"
+	tf := writeAndRead(t, path, failed)
+	tf.want(t, "databrew_stage_last_run_outcome", map[string]string{"config": "books", "shard": "1-of-2", "outcome": "failed"}, 1)
+	tf.want(t, "databrew_stage_last_success_timestamp_seconds", shardOf("books", "1-of-2"), seconds(clock))
+	tf.want(t, "databrew_stage_last_run_timestamp_seconds", shardOf("books", "1-of-2"), seconds(later))
+	tf.want(t, "databrew_stage_last_run_outcome", map[string]string{"config": "books", "shard": "0-of-2", "outcome": "success"}, 1)
+	tf.want(t, "databrew_stage_last_run_outcome", with("books", "outcome", "success"), 1)
+	tf.want(t, "databrew_stage_last_run_timestamp_seconds", cfg("books"), seconds(clock))
+
+	committed := failedRun("books", later.Add(time.Minute))
+	tf = writeAndRead(t, path, committed)
+	tf.want(t, "databrew_stage_last_run_outcome", with("books", "outcome", "failed"), 1)
+	tf.want(t, "databrew_stage_last_success_timestamp_seconds", cfg("books"), seconds(clock))
+	tf.want(t, "databrew_stage_last_run_timestamp_seconds", shardOf("books", "1-of-2"), seconds(later))
+	tf.want(t, "databrew_stage_last_run_timestamp_seconds", shardOf("books", "0-of-2"), seconds(clock))
+	if n := len(tf["databrew_stage_last_run_info"].GetMetric()); n != 3 {
+		t.Errorf("%d info samples, want 3: the logical run's and each shard's", n)
+	}
+}
