@@ -1,7 +1,6 @@
 package sink
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,21 +47,5 @@ func WriteFileAtomic(path string, data []byte) error {
 	if err := renameio.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return syncFolder(filepath.Dir(path))
-}
-
-// syncFolder makes a folder's entries durable.
-func syncFolder(dir string) error {
-	d, err := os.Open(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return syncDir(filepath.Dir(path)) // made above: it is there
 }
