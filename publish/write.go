@@ -90,12 +90,11 @@ func (p *Publisher) write(ctx context.Context, store sink.PartStore, where strin
 // PartStore: a part file name is a key under the prefix, and Finish
 // records the part.
 type stagedParts struct {
-	ctx     context.Context
-	s       Storage
-	prefix  string
-	open    map[string]PartWriter
-	done    map[string]Part
-	ordered []string
+	ctx    context.Context
+	s      Storage
+	prefix string
+	open   map[string]PartWriter
+	done   map[string]Part
 }
 
 func newStagedParts(ctx context.Context, s Storage, prefix string) *stagedParts {
