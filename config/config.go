@@ -20,9 +20,10 @@ type Config struct {
 	// Storage is the absolute path of the folder that holds the config's
 	// state and its .last_run.json.
 	Storage string
-	// Output is the export root: the absolute path of a local folder, or
-	// an object-storage URL such as s3://bucket/prefix?region=eu-west-1
-	// (see IsObjectStore).
+	// Output is the export root: the absolute path of a local folder, an
+	// object-storage URL such as s3://bucket/prefix?region=eu-west-1 (see
+	// IsObjectStore), or an Iceberg table, iceberg://NAMESPACE.TABLE (see
+	// IsIceberg and Iceberg).
 	Output string
 	// AllowedDomains are the hosts (and their subdomains) the crawl stays
 	// on, lower-case; by default the hosts of the start URLs.
@@ -51,6 +52,10 @@ type Config struct {
 	// ([render]); nil loads every page with plain HTTP and never looks for
 	// a browser.
 	Render *Render
+	// Iceberg, when output is "iceberg://NAMESPACE.TABLE", says where the
+	// table's catalog and warehouse are (the [iceberg] table); nil for
+	// every other output.
+	Iceberg *Iceberg
 }
 
 // Policy is how the crawl behaves toward the site and when it stops.

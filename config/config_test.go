@@ -138,7 +138,7 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"table in another case", strings.Replace(good, "[policy]", "[Policy]", 1), 3, "Policy", `unknown key (did you mean "policy"?)`},
 		{"field key in another case", strings.Replace(good, `css = "h1"`, `CSS = "h1"`, 1), 8, "item.fields.title.CSS", `unknown key (did you mean "css"?)`},
 		{"problem in a table in another case", strings.Replace(good, "[policy]\nconcurrency = 4", "[Policy]\nconcurrency = 0", 1), 4, "policy.concurrency", "between 1 and 256"},
-		{"output with an unknown scheme", `output = "ftp://host/out"` + "\n" + good, 1, "output", `unknown scheme "ftp" in "ftp://host/out": use a local path, or s3://, gs:// or azblob://`},
+		{"output with an unknown scheme", `output = "ftp://host/out"` + "\n" + good, 1, "output", `unknown scheme "ftp" in "ftp://host/out": use a local path, or s3://, gs://, azblob:// or iceberg://`},
 		{"output naming no bucket", `output = "s3:///prefix"` + "\n" + good, 1, "output", "names no bucket"},
 		{"output with credentials", `output = "s3://AKID:secret@lake/prefix"` + "\n" + good, 1, "output", "holds credentials"},
 		{"output with a dot segment", `output = "s3://lake/a/../b"` + "\n" + good, 1, "output", `"." or ".." segments`},

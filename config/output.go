@@ -11,11 +11,16 @@ var ObjectStoreSchemes = []string{"s3", "gs", "azblob"}
 
 // IsObjectStore reports whether an output (Config.Output) is an
 // object-storage URL rather than a local folder.
-func IsObjectStore(output string) bool { return strings.Contains(output, "://") }
+func IsObjectStore(output string) bool {
+	return strings.Contains(output, "://") && !IsIceberg(output)
+}
 
 // output resolves the output key: a local path (file:///abs/path too), or
 // an object-storage URL kept as written, minus a trailing slash.
 func (v *validator) output(raw, name string) string {
+	if IsIceberg(raw) {
+		return v.icebergOutput(raw)
+	}
 	if !IsObjectStore(raw) {
 		return v.path("output", raw, defaultOutputRoot, name)
 	}
@@ -33,7 +38,7 @@ func (v *validator) output(raw, name string) string {
 		}
 		return v.path("output", u.Path, defaultOutputRoot, name)
 	case !isObjectScheme(scheme):
-		v.errorf("output", "unknown scheme %q in %q: use a local path, or s3://, gs:// or azblob://", u.Scheme, raw)
+		v.errorf("output", "unknown scheme %q in %q: use a local path, or s3://, gs://, azblob:// or iceberg://", u.Scheme, raw)
 	case scheme == "gs" && !GCSBuilt:
 		v.errorf("output", "%q: gs:// needs a binary built with GCS: make build-gcs, or go build -tags gcs ./cmd/databrew-stage", raw)
 	case u.Host == "":

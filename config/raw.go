@@ -21,6 +21,7 @@ type rawConfig struct {
 	Request        rawRequest  `toml:"request"`
 	Revisit        *rawRevisit `toml:"revisit"`
 	Render         *rawRender  `toml:"render"`
+	Iceberg        *rawIceberg `toml:"iceberg"`
 }
 
 type rawRevisit struct {

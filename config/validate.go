@@ -49,9 +49,10 @@ func (v *validator) config(raw rawConfig) *Config {
 	cfg.AllowedDomains = v.domains(raw.AllowedDomains, cfg.StartURLs)
 	cfg.Storage = v.path("storage", raw.Storage, defaultStorageRoot, raw.Name)
 	cfg.Output = v.output(raw.Output, raw.Name)
-	if !IsObjectStore(cfg.Output) {
+	if !IsObjectStore(cfg.Output) && !IsIceberg(cfg.Output) {
 		v.separate(cfg.Storage, cfg.Output)
 	}
+	cfg.Iceberg = v.iceberg(raw.Iceberg, cfg.Output)
 	cfg.Policy = v.policy(raw.Policy)
 	cfg.Sources = v.sources(raw.Listing)
 	v.scope(cfg)

@@ -40,23 +40,16 @@ func (p *Publisher) write(ctx context.Context, store sink.PartStore, where strin
 	if err != nil {
 		return m, err
 	}
-	userFields := len(x.Schema.User())
 	rows := 0
 	var stop error // why the writing stopped, not the state's reading
-	err = p.Ledger.ForEachPending(maxSeq, func(v state.Version) error {
+	err = eachRow(p.Ledger, x.Schema, maxSeq, func(row sink.Row) error {
 		if rows++; rows%1024 == 0 && ctx.Err() != nil {
 			// Before the publish is staged, a signal or the export's time
 			// limit abandons it: its items stay pending.
 			stop = context.Cause(ctx)
 			return stop
 		}
-		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
-		if v.Change == state.ChangeRemoved {
-			row.Values = make([]any, userFields)
-		} else if row.Values, err = sink.DecodeValues(x.Schema, v.Values); err != nil {
-			return fmt.Errorf("item %q: %w", v.Key, err)
-		}
-		switch v.Change {
+		switch row.Change {
 		case state.ChangeNew:
 			m.Changes.New++
 		case state.ChangeChanged:
@@ -84,6 +77,22 @@ func (p *Publisher) write(ctx context.Context, store sink.PartStore, where strin
 		m.Rows += f.Rows
 	}
 	return m, nil
+}
+
+// eachRow calls fn with every pending version up to maxSeq as a row of
+// schema s: a removed item's values are NULL.
+func eachRow(l Ledger, s sink.Schema, maxSeq uint64, fn func(sink.Row) error) error {
+	userFields := len(s.User())
+	return l.ForEachPending(maxSeq, func(v state.Version) error {
+		row := sink.Row{Key: v.Key, URL: v.URL, Change: v.Change, RunID: v.RunID, Hash: v.Hash, FetchedAt: v.FetchedAt}
+		var err error
+		if v.Change == state.ChangeRemoved {
+			row.Values = make([]any, userFields)
+		} else if row.Values, err = sink.DecodeValues(s, v.Values); err != nil {
+			return fmt.Errorf("item %q: %w", v.Key, err)
+		}
+		return fn(row)
+	})
 }
 
 // stagedParts is a Storage's staged parts under a prefix, as the sink's

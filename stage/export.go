@@ -28,6 +28,9 @@ type exporter struct {
 	pub *publish.Publisher
 	// attempt is the shard's attempt; nil for a run of the whole config.
 	attempt *publish.Attempt
+	// tablePub publishes into an Iceberg table, table, instead of pub.
+	tablePub *publish.TablePublisher
+	table    *icebergTable
 	// partitionDate is Options.PartitionDate.
 	partitionDate time.Time
 }
@@ -44,13 +47,21 @@ func newExporter(cfg config.Config, out publish.Output, opts Options, log *slog.
 // useState gives the exporter the run's state, whose pending versions it
 // publishes and which records each publish.
 func (x *exporter) useState(db *state.DB) {
-	x.db, x.pub.Ledger = db, db
+	x.db = db
+	if x.tablePub != nil {
+		x.tablePub.Ledger = db
+		return
+	}
+	x.pub.Ledger = db
 }
 
 // reconcile resolves the publishes a crash interrupted, before the
 // crawl (see publish.Publisher.Reconcile and publish.Attempt.Settle).
 func (x *exporter) reconcile(ctx context.Context) error {
-	if x.attempt != nil {
+	switch {
+	case x.tablePub != nil:
+		return x.tablePub.Reconcile(ctx)
+	case x.attempt != nil:
 		return x.attempt.Settle(ctx)
 	}
 	return x.pub.Reconcile(ctx)
@@ -93,7 +104,10 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 		r.Export.Reason = reasonNothing
 		return nil
 	}
-	if x.attempt != nil {
+	switch {
+	case x.tablePub != nil:
+		return x.tablePub.Publish(ctx, r, pending.MaxSeq)
+	case x.attempt != nil:
 		return x.attempt.Stage(ctx, r, pending.MaxSeq)
 	}
 	return x.pub.Publish(ctx, r, x.partitionDay(r), pending.MaxSeq)
@@ -102,6 +116,9 @@ func (x *exporter) publish(ctx context.Context, r *verdict.RunReport) error {
 // writeVerdict writes the run's verdict b where the output keeps it: the
 // output's _verdict.json, or for a shard its manifest for the commit.
 func (x *exporter) writeVerdict(ctx context.Context, b []byte) error {
+	if x.tablePub != nil {
+		return nil // a table has no file beside its data: .last_run.json holds it
+	}
 	if x.attempt != nil {
 		return x.attempt.PutManifest(ctx, b)
 	}

@@ -35,6 +35,8 @@ type fixture struct {
 	site *catalogsite.Site
 	srv  *httptest.Server
 	dir  string
+	// output is the configs' output; "" means "out".
+	output string
 }
 
 func newFixture(t testing.TB, opts catalogsite.Options) *fixture {
@@ -83,7 +85,11 @@ func (f *fixture) configOf(extraction string, policy map[string]string, extra st
 	p := maps.Clone(fastPolicy)
 	maps.Copy(p, policy)
 	var b strings.Builder
-	fmt.Fprintf(&b, "name = \"books\"\nstart_urls = [\"%s\"]\nstorage = \"state\"\noutput = \"out\"\n\n[policy]\n", strings.Join(startURLs, `", "`))
+	output := f.output
+	if output == "" {
+		output = "out"
+	}
+	fmt.Fprintf(&b, "name = \"books\"\nstart_urls = [\"%s\"]\nstorage = \"state\"\noutput = %q\n\n[policy]\n", strings.Join(startURLs, `", "`), output)
 	for _, k := range slices.Sorted(maps.Keys(p)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, p[k])
 	}

@@ -2,6 +2,7 @@ package stage
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,6 +21,9 @@ import (
 // any request is sent and before the state is touched. storeTimeout
 // bounds each request to object storage (0: the default).
 func openOutput(ctx context.Context, output string, storeTimeout time.Duration, preflight bool) (publish.Output, error) {
+	if config.IsIceberg(output) {
+		return publish.Output{}, fmt.Errorf("output %s: an Iceberg table takes whole runs only, not shards", output)
+	}
 	if config.IsObjectStore(output) {
 		return openObjectOutput(ctx, output, storeTimeout, preflight)
 	}

@@ -67,27 +67,39 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	// The export root first: a bad one fails the run before the state is
 	// touched (a state started here while the output could not be listed
 	// would not know the runs it holds) and before any request is sent.
-	out, err := openOutput(crawlCtx, cfg.Output, opts.StoreTimeout, true)
-	if err != nil {
-		return outputUnusable(cfg, startedAt, err, log)
-	}
-	defer out.Close()
-	x := newExporter(cfg, out, opts, log)
-	if opts.Shard != nil {
-		day, given := startedAt, !opts.PartitionDate.IsZero()
-		if given {
-			day = opts.PartitionDate
-		}
-		x.attempt, err = publish.OpenShard(crawlCtx, x.pub, opts.Shard.ref(), day, given, func(ctx context.Context, name string) (publish.Output, error) {
-			return openOutput(ctx, name, opts.StoreTimeout, true)
-		})
-		if err != nil {
+	var x *exporter
+	var runs int
+	if cfg.Iceberg != nil {
+		if opts.Shard != nil {
+			err := fmt.Errorf("output %s: shards cannot publish into an Iceberg table yet; run the config whole", cfg.Output)
 			return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
 		}
-	}
-	runs, err := out.Runs(crawlCtx)
-	if err != nil {
-		return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
+		if x, runs, err = openTableExporter(crawlCtx, cfg, opts, log); err != nil {
+			return outputUnusable(cfg, startedAt, err, log)
+		}
+		defer x.table.Close()
+	} else {
+		out, err := openOutput(crawlCtx, cfg.Output, opts.StoreTimeout, true)
+		if err != nil {
+			return outputUnusable(cfg, startedAt, err, log)
+		}
+		defer out.Close()
+		x = newExporter(cfg, out, opts, log)
+		if opts.Shard != nil {
+			day, given := startedAt, !opts.PartitionDate.IsZero()
+			if given {
+				day = opts.PartitionDate
+			}
+			x.attempt, err = publish.OpenShard(crawlCtx, x.pub, opts.Shard.ref(), day, given, func(ctx context.Context, name string) (publish.Output, error) {
+				return openOutput(ctx, name, opts.StoreTimeout, true)
+			})
+			if err != nil {
+				return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
+			}
+		}
+		if runs, err = out.Runs(crawlCtx); err != nil {
+			return outputUnusable(cfg, startedAt, fmt.Errorf("list the runs it holds: %w", err), log)
+		}
 	}
 	db, err := openState(cfg, opts, runs, log)
 	if errors.Is(err, state.ErrLocked) {

@@ -79,6 +79,13 @@ func CheckState(ctx context.Context, cfg config.Config) (state.Health, error) {
 // publish.Output.Runs), opening an output in object storage without its
 // preflight.
 func publishedRuns(ctx context.Context, cfg config.Config) (int, error) {
+	if cfg.Iceberg != nil {
+		x, runs, err := openTableExporter(ctx, cfg, Options{}, discard)
+		if err == nil {
+			_ = x.table.Close()
+		}
+		return runs, err
+	}
 	if !config.IsObjectStore(cfg.Output) {
 		// Globbed without opening the folder, which would create it.
 		dirs, err := filepath.Glob(filepath.Join(cfg.Output, "dt=*", "run=*"))

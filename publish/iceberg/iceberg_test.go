@@ -743,3 +743,12 @@ func TestRedactedURI(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveOrphansOfATableWithoutData: a table no run wrote into has no
+// data folder, and nothing to remove.
+func TestRemoveOrphansOfATableWithoutData(t *testing.T) {
+	tbl := open(t, testOptions(t.TempDir()), testSchema())
+	if n, err := tbl.RemoveOrphans(context.Background(), 0); err != nil || n != 0 {
+		t.Fatalf("RemoveOrphans = %d, %v; want 0, nil", n, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+
 	"github.com/databrew/databrew-stage/sink"
 )
 
@@ -212,6 +214,21 @@ func (t *Table) FindRun(ctx context.Context, runID string) (snapshotID int64, fo
 	return id, found, nil
 }
 
+// Runs is 1 when a snapshot of the table carries a run id (a run was
+// published into it), else 0, as an output in object storage counts.
+func (t *Table) Runs(ctx context.Context) (int, error) {
+	tbl, err := t.load(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range tbl.Metadata().Snapshots() {
+		if s.Summary != nil && s.Summary.Properties[PropRunID] != "" {
+			return 1, nil
+		}
+	}
+	return 0, nil
+}
+
 // findRun looks for the snapshot of runID in meta.
 func findRun(meta table.Metadata, runID string) (int64, bool) {
 	for _, s := range meta.Snapshots() {
@@ -365,6 +382,9 @@ func (t *Table) RemoveOrphans(ctx context.Context, minAge time.Duration) (int, e
 	res, err := tbl.DeleteOrphanFiles(ctx,
 		table.WithLocation(dataLocation(tbl)),
 		table.WithFilesOlderThan(minAge))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // no data folder yet: nothing was ever written
+	}
 	if err != nil {
 		return 0, fmt.Errorf("remove orphan data files of iceberg table %s: %w", t.Where(), err)
 	}

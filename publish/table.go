@@ -1,0 +1,142 @@
+package publish
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/state"
+	"github.com/databrew/databrew-stage/verdict"
+)
+
+// Table is an output that is a table (an Iceberg table): a run is
+// published by one atomic commit whose snapshot carries its run id, so
+// any reader sees all of a run or none of it.
+type Table interface {
+	// ID names the table whatever the spelling of its catalog's URI;
+	// publications record it.
+	ID() string
+	// Where names the table for people.
+	Where() string
+	// FindRun reports whether a commit of the table's history carries
+	// runID: the run is published.
+	FindRun(ctx context.Context, runID string) (found bool, err error)
+	// Stage writes rows as data files no commit references yet; rows may
+	// be called again (a commit that meets a concurrent writer stages
+	// again on the table's new state).
+	Stage(ctx context.Context, runID string, rows func(yield func(sink.Row) error) error) (TableCommit, error)
+	// RemoveOrphans deletes the data files no commit references that are
+	// older than minAge (a staged append a crash cut short).
+	RemoveOrphans(ctx context.Context, minAge time.Duration) (int, error)
+}
+
+// OrphanAge is how old a data file no commit references must be before a
+// reconcile deletes it: older than any writer's staging of a run, in this
+// process or another sharing the table.
+const OrphanAge = time.Hour
+
+// TableCommit is a staged append: Commit makes it the table's, in one
+// commit carrying the run id, and says what it published.
+type TableCommit interface {
+	Commit(ctx context.Context) (files []string, err error)
+}
+
+// TablePublisher publishes a state's pending versions into a Table by
+// the protocol's steps: the state records the intent (StepIntent); the
+// data files are written, invisible (StepStaged); one commit of the
+// table decides the publish and makes it visible at once (StepDecided,
+// StepVisible); nothing is left to write (StepCompleted); the state
+// commits. Reconcile resolves a crash: a publish whose run id a commit
+// of the table carries is committed in the state, any other is forgotten
+// and its versions stay pending; data files no commit references are
+// deleted once OrphanAge old.
+type TablePublisher struct {
+	Table     Table
+	Ledger    Ledger
+	Export    Export
+	Log       *slog.Logger
+	AfterStep func(Step) error
+}
+
+// Publish publishes the pending versions up to maxSeq as run r, and fills
+// r.Export.
+func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxSeq uint64) error {
+	pub := state.Publication{Protocol: 2, RunID: r.RunID, MaxSeq: maxSeq, Target: p.Table.ID(), Output: p.Table.Where()}
+	if err := p.Ledger.BeginPublish(pub); err != nil {
+		return err
+	}
+	if err := reached(p.AfterStep, StepIntent); err != nil {
+		return err
+	}
+	rows := 0
+	each := func(yield func(sink.Row) error) error {
+		rows = 0
+		return eachRow(p.Ledger, p.Export.Schema, maxSeq, func(row sink.Row) error {
+			rows++
+			return yield(row)
+		})
+	}
+	staged, err := p.Table.Stage(ctx, r.RunID, each)
+	if err != nil {
+		// What it wrote no commit references: the next reconcile's
+		// orphan sweep removes it.
+		return fmt.Errorf("write export into %s: %w", p.Table.Where(), err)
+	}
+	if err := reached(p.AfterStep, StepStaged); err != nil {
+		return err
+	}
+	files, err := staged.Commit(context.WithoutCancel(ctx))
+	if err != nil {
+		return fmt.Errorf("commit export into %s: %w", p.Table.Where(), err)
+	}
+	r.Export = verdict.Export{Published: true, Path: p.Table.Where(), Files: files, Rows: rows}
+	for _, s := range []Step{StepDecided, StepVisible, StepCompleted} {
+		if err := reached(p.AfterStep, s); err != nil {
+			return err
+		}
+	}
+	_, err = p.Ledger.CommitPublish(r.RunID)
+	return err
+}
+
+// Reconcile resolves the publishes a crash interrupted (see
+// TablePublisher).
+func (p *TablePublisher) Reconcile(ctx context.Context) error {
+	pubs, err := p.Ledger.Publishing()
+	if err != nil {
+		return err
+	}
+	for _, pub := range pubs {
+		found := false
+		if pub.Target == p.Table.ID() && pub.Logical == "" {
+			if found, err = p.Table.FindRun(ctx, pub.RunID); err != nil {
+				return err
+			}
+		}
+		if found {
+			p.log().Warn("a publish the table committed was not recorded; recording it", "run_id", pub.RunID, "table", p.Table.Where())
+			_, err = p.Ledger.CommitPublish(pub.RunID)
+		} else {
+			p.log().Warn("publish interrupted before the table committed it; its items stay pending", "run_id", pub.RunID)
+			err = p.Ledger.AbortPublish(pub.RunID)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if n, err := p.Table.RemoveOrphans(ctx, OrphanAge); err != nil {
+		p.log().Warn("could not remove the data files no commit references", "table", p.Table.Where(), "err", err)
+	} else if n > 0 {
+		p.log().Warn("removed data files no commit references (a publish a crash cut short)", "files", n, "table", p.Table.Where())
+	}
+	return nil
+}
+
+func (p *TablePublisher) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Log
+}

@@ -1,0 +1,175 @@
+//go:build iceberg
+
+package stage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	icebergapi "github.com/apache/iceberg-go"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/apache/iceberg-go/table"
+	_ "modernc.org/sqlite"
+
+	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/catalogsite"
+)
+
+// icebergConfig is the fixture's config publishing into the Iceberg table
+// shop.books of a SQLite catalog and a local warehouse in the fixture's
+// folder.
+func icebergConfig(f *fixture) config.Config {
+	f.t.Helper()
+	f.output = "iceberg://shop.books"
+	cfg := f.config(nil, fmt.Sprintf("\n[iceberg]\nuri = \"sqlite://%s\"\nwarehouse = \"file://%s\"\n",
+		filepath.Join(f.dir, "catalog.db"), filepath.Join(f.dir, "warehouse")))
+	return cfg
+}
+
+// icebergRow is a row of the table as iceberg-go's own scan reads it.
+type icebergRow struct {
+	key, change, runID string
+	price              float64
+}
+
+// readIceberg reads the table with iceberg-go's catalog and scan (not the
+// stage's writer), and returns its rows and the run id of each snapshot,
+// oldest first.
+func readIceberg(t *testing.T, f *fixture) ([]icebergRow, []string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(f.dir, "catalog.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cat, err := sqlcat.NewCatalog("databrew", db, sqlcat.SQLite, icebergapi.Properties{"warehouse": "file://" + filepath.Join(f.dir, "warehouse")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(context.Background(), table.Identifier{"shop", "books"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	for _, s := range tbl.Metadata().Snapshots() {
+		runs = append(runs, s.Summary.Properties["databrew.run-id"])
+	}
+	if tbl.CurrentSnapshot() == nil {
+		return nil, runs
+	}
+	at, err := tbl.Scan().ToArrowTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Release()
+	rdr := array.NewTableReader(at, 1024)
+	defer rdr.Release()
+	var rows []icebergRow
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		col := func(name string) int {
+			idx := rec.Schema().FieldIndices(name)
+			if len(idx) != 1 {
+				t.Fatalf("the table has no column %s: %v", name, rec.Schema())
+			}
+			return idx[0]
+		}
+		key, change, run, price := col("_key"), col("_change"), col("_run_id"), col("price")
+		for i := 0; i < int(rec.NumRows()); i++ {
+			rows = append(rows, icebergRow{
+				key:    rec.Column(key).(*array.String).Value(i),
+				change: rec.Column(change).(*array.String).Value(i),
+				runID:  rec.Column(run).(*array.String).Value(i),
+				price:  rec.Column(price).(*array.Float64).Value(i),
+			})
+		}
+	}
+	return rows, runs
+}
+
+// TestIceberg_EachRunIsOneSnapshot: a first run creates the table and one
+// snapshot holding every item; a rerun with nothing new adds none; a
+// changed price adds one snapshot with that row alone; the table, read by
+// iceberg-go's scan, holds each item version once.
+func TestIceberg_EachRunIsOneSnapshot(t *testing.T) {
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	cfg := icebergConfig(f)
+	first := f.run(cfg, Options{})
+	if !first.Export.Published || first.Export.Rows != 30 {
+		t.Fatalf("first run: %+v", first.Export)
+	}
+	rows, runs := readIceberg(t, f)
+	if len(rows) != 30 || len(runs) != 1 || runs[0] != first.RunID {
+		t.Fatalf("after the first run: %d rows, snapshots of runs %v", len(rows), runs)
+	}
+	if again := f.run(cfg, Options{}); again.Export.Published {
+		t.Fatalf("a rerun with nothing new published %+v", again.Export)
+	}
+	if _, runs := readIceberg(t, f); len(runs) != 1 {
+		t.Fatalf("a rerun with nothing new added snapshots: %v", runs)
+	}
+	f.site.SetPrice(7, 12.5)
+	third := f.run(cfg, Options{})
+	rows, runs = readIceberg(t, f)
+	if !third.Export.Published || third.Export.Rows != 1 || len(runs) != 2 || runs[1] != third.RunID {
+		t.Fatalf("after a change: export %+v, snapshots of runs %v", third.Export, runs)
+	}
+	expectIcebergVersionsOnce(t, f, rows, 31)
+}
+
+// expectIcebergVersionsOnce checks every item is in the table as new once
+// and that the table holds n rows, no row twice.
+func expectIcebergVersionsOnce(t *testing.T, f *fixture, rows []icebergRow, n int) {
+	t.Helper()
+	seen, news := map[icebergRow]bool{}, map[string]int{}
+	for _, r := range rows {
+		if seen[r] {
+			t.Fatalf("row %+v is in the table twice", r)
+		}
+		seen[r] = true
+		if r.change == "new" {
+			news[r.key]++
+		}
+	}
+	for _, it := range f.site.Items() {
+		if news[it.UPC] != 1 {
+			t.Fatalf("item %s is in the table as new %d times", it.UPC, news[it.UPC])
+		}
+	}
+	if len(rows) != n {
+		t.Fatalf("%d rows in the table, want %d", len(rows), n)
+	}
+}
+
+// TestIceberg_APublishCutAtAnyStepReachesTheTableOnce abandons a publish
+// after each step, as a crash would, then runs again: every item is in
+// the table once, in one snapshot of one run.
+func TestIceberg_APublishCutAtAnyStepReachesTheTableOnce(t *testing.T) {
+	for _, step := range PublishSteps {
+		t.Run(string(step), func(t *testing.T) {
+			f := newFixture(t, catalogsite.Options{Items: 20})
+			cfg := icebergConfig(f)
+			rep, err := Run(t.Context(), cfg, Options{AfterPublishStep: crashAt(step)})
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("run 1: %v (%s)", err, rep.Summary())
+			}
+			rep2 := f.run(cfg, Options{})
+			rows, runs := readIceberg(t, f)
+			expectIcebergVersionsOnce(t, f, rows, 20)
+			committed := step != StepIntent && step != StepStaged
+			switch {
+			case len(runs) != 1:
+				t.Fatalf("snapshots of runs %v, want one", runs)
+			case committed && (rep2.Export.Published || runs[0] != rep.RunID):
+				t.Fatalf("after %s the table had run 1: run 2 export %+v, snapshots %v", step, rep2.Export, runs)
+			case !committed && (!rep2.Export.Published || runs[0] != rep2.RunID):
+				t.Fatalf("after %s run 2 must publish what run 1 could not: %+v, snapshots %v", step, rep2.Export, runs)
+			}
+		})
+	}
+}
