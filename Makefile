@@ -77,7 +77,7 @@ bin/tools/azurite/node_modules/.bin/azurite-blob:
 test: lint tools
 	$(GO) test -race -count=1 ./...
 	$(GO) test -race -count=1 -tags $(GCS_TAGS) -run 'GCS|OutputURLs' ./config ./objstore ./cmd/databrew-stage
-	$(GO) test -race -count=1 -tags iceberg -run 'Iceberg' ./config ./stage
+	$(GO) test -race -count=1 -tags iceberg -run 'Iceberg' ./config ./stage ./cmd/databrew-stage
 
 ## test-crash: 100 trials of kill -9 at random moments and at every publish
 ## step, into a local folder (with and without [revisit]), into S3
