@@ -146,34 +146,7 @@ func TestBadConfigsNameFileLineKey(t *testing.T) {
 		{"dotted policy table", strings.Replace(good, "[policy]\nconcurrency = 4", "policy.error_window = 10", 1), 3, "policy.error_min_samples", "between 1 and error_window"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("site.toml", []byte(tc.doc))
-			if err == nil {
-				t.Fatal("bad config accepted")
-			}
-			es := AsErrors(err)
-			if len(es) == 0 {
-				t.Fatalf("error carries no location: %v", err)
-			}
-			var found *Error
-			for _, e := range es {
-				if e.Key == tc.key || (tc.key == "" && e.Line == tc.line) {
-					found = e
-				}
-			}
-			if found == nil {
-				t.Fatalf("no error for key %q in:\n%v", tc.key, err)
-			}
-			if found.File != "site.toml" || found.Line != tc.line {
-				t.Fatalf("located at %s:%d, want site.toml:%d (%v)", found.File, found.Line, tc.line, found)
-			}
-			if tc.msg != "" && !strings.Contains(found.Msg, tc.msg) {
-				t.Fatalf("message %q lacks %q", found.Msg, tc.msg)
-			}
-			if !strings.HasPrefix(found.Error(), "site.toml:") {
-				t.Fatalf("error text must start with the file: %q", found.Error())
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectConfigError(t, tc.doc, tc.line, tc.key, tc.msg) })
 	}
 }
 
@@ -340,5 +313,38 @@ func TestRevisitAndDurationsInDays(t *testing.T) {
 		if got, err := ParseDuration(in); err == nil {
 			t.Errorf("ParseDuration(%q) = %v; want an error", in, got)
 		}
+	}
+}
+
+// expectConfigError parses doc as site.toml and checks it is refused with
+// an error at line for key (any key when key is empty) whose message holds
+// msg.
+func expectConfigError(t *testing.T, doc string, line int, key, msg string) {
+	t.Helper()
+	_, err := Parse("site.toml", []byte(doc))
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	es := AsErrors(err)
+	if len(es) == 0 {
+		t.Fatalf("error carries no location: %v", err)
+	}
+	var found *Error
+	for _, e := range es {
+		if e.Key == key || (key == "" && e.Line == line) {
+			found = e
+		}
+	}
+	if found == nil {
+		t.Fatalf("no error for key %q in:\n%v", key, err)
+	}
+	if found.File != "site.toml" || found.Line != line {
+		t.Fatalf("located at %s:%d, want site.toml:%d (%v)", found.File, found.Line, line, found)
+	}
+	if msg != "" && !strings.Contains(found.Msg, msg) {
+		t.Fatalf("message %q lacks %q", found.Msg, msg)
+	}
+	if !strings.HasPrefix(found.Error(), "site.toml:") {
+		t.Fatalf("error text must start with the file: %q", found.Error())
 	}
 }

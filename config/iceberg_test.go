@@ -30,34 +30,7 @@ func TestBadIcebergConfigsNameFileLineKey(t *testing.T) {
 		{"iceberg unknown key", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "file:///tmp/wh"`, `table = "x"`), 13, "iceberg.table", "unknown key"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("site.toml", []byte(tc.doc))
-			if err == nil {
-				t.Fatal("bad config accepted")
-			}
-			es := AsErrors(err)
-			if len(es) == 0 {
-				t.Fatalf("error carries no location: %v", err)
-			}
-			var found *Error
-			for _, e := range es {
-				if e.Key == tc.key || (tc.key == "" && e.Line == tc.line) {
-					found = e
-				}
-			}
-			if found == nil {
-				t.Fatalf("no error for key %q in:\n%v", tc.key, err)
-			}
-			if found.File != "site.toml" || found.Line != tc.line {
-				t.Fatalf("located at %s:%d, want site.toml:%d (%v)", found.File, found.Line, tc.line, found)
-			}
-			if tc.msg != "" && !strings.Contains(found.Msg, tc.msg) {
-				t.Fatalf("message %q lacks %q", found.Msg, tc.msg)
-			}
-			if !strings.HasPrefix(found.Error(), "site.toml:") {
-				t.Fatalf("error text must start with the file: %q", found.Error())
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectConfigError(t, tc.doc, tc.line, tc.key, tc.msg) })
 	}
 }
 

@@ -3,21 +3,14 @@
 package stage
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	icebergapi "github.com/apache/iceberg-go"
-	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
-
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 )
 
 // icebergConfig is the fixture's config publishing into the Iceberg table
@@ -42,54 +35,12 @@ type icebergRow struct {
 // oldest first.
 func readIceberg(t *testing.T, f *fixture) ([]icebergRow, []string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(f.dir, "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
+	tbl := icebergtest.Read(t, filepath.Join(f.dir, "catalog.db"), "file://"+filepath.Join(f.dir, "warehouse"), "shop", "books")
+	rows := make([]icebergRow, len(tbl.Rows))
+	for i, r := range tbl.Rows {
+		rows[i] = icebergRow{key: r["_key"].(string), change: r["_change"].(string), runID: r["_run_id"].(string), price: r["price"].(float64)}
 	}
-	defer db.Close()
-	cat, err := sqlcat.NewCatalog("databrew", db, sqlcat.SQLite, icebergapi.Properties{"warehouse": "file://" + filepath.Join(f.dir, "warehouse")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.LoadTable(context.Background(), table.Identifier{"shop", "books"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var runs []string
-	for _, s := range tbl.Metadata().Snapshots() {
-		runs = append(runs, s.Summary.Properties["databrew.run-id"])
-	}
-	if tbl.CurrentSnapshot() == nil {
-		return nil, runs
-	}
-	at, err := tbl.Scan().ToArrowTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer at.Release()
-	rdr := array.NewTableReader(at, 1024)
-	defer rdr.Release()
-	var rows []icebergRow
-	for rdr.Next() {
-		rec := rdr.RecordBatch()
-		col := func(name string) int {
-			idx := rec.Schema().FieldIndices(name)
-			if len(idx) != 1 {
-				t.Fatalf("the table has no column %s: %v", name, rec.Schema())
-			}
-			return idx[0]
-		}
-		key, change, run, price := col("_key"), col("_change"), col("_run_id"), col("price")
-		for i := 0; i < int(rec.NumRows()); i++ {
-			rows = append(rows, icebergRow{
-				key:    rec.Column(key).(*array.String).Value(i),
-				change: rec.Column(change).(*array.String).Value(i),
-				runID:  rec.Column(run).(*array.String).Value(i),
-				price:  rec.Column(price).(*array.Float64).Value(i),
-			})
-		}
-	}
-	return rows, runs
+	return rows, tbl.Runs
 }
 
 // TestIceberg_EachRunIsOneSnapshot: a first run creates the table and one

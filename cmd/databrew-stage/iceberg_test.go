@@ -4,8 +4,6 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -15,13 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-	icebergapi "github.com/apache/iceberg-go"
-	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
-
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/verdict"
 )
@@ -114,40 +107,14 @@ func killAt(t *testing.T, bin, cfgPath, step string) {
 	}
 }
 
-// scanIceberg reads the table shop.books: each row as key|change|price,
-// and the run id of each snapshot, oldest first.
+// scanIceberg reads the table shop.books with iceberg-go (see
+// icebergtest): each row as key|change|price, and the run id of each
+// snapshot, oldest first.
 func scanIceberg(t *testing.T, dir string) (rows []string, runs []string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
+	tbl := icebergtest.Read(t, filepath.Join(dir, "catalog.db"), "file://"+filepath.Join(dir, "warehouse"), "shop", "books")
+	for _, r := range tbl.Rows {
+		rows = append(rows, fmt.Sprintf("%s|%s|%v", r["_key"], r["_change"], r["price"]))
 	}
-	defer db.Close()
-	cat, err := sqlcat.NewCatalog("databrew", db, sqlcat.SQLite, icebergapi.Properties{"warehouse": "file://" + filepath.Join(dir, "warehouse")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.LoadTable(context.Background(), table.Identifier{"shop", "books"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range tbl.Metadata().Snapshots() {
-		runs = append(runs, s.Summary.Properties["databrew.run-id"])
-	}
-	at, err := tbl.Scan().ToArrowTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer at.Release()
-	rdr := array.NewTableReader(at, 1024)
-	defer rdr.Release()
-	for rdr.Next() {
-		rec := rdr.RecordBatch()
-		idx := func(name string) int { return rec.Schema().FieldIndices(name)[0] }
-		key, change, price := rec.Column(idx("_key")).(*array.String), rec.Column(idx("_change")).(*array.String), rec.Column(idx("price")).(*array.Float64)
-		for i := 0; i < int(rec.NumRows()); i++ {
-			rows = append(rows, fmt.Sprintf("%s|%s|%v", key.Value(i), change.Value(i), price.Value(i)))
-		}
-	}
-	return rows, runs
+	return rows, tbl.Runs
 }

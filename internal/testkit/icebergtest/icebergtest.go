@@ -1,0 +1,71 @@
+// Package icebergtest reads an Iceberg table of a SQLite catalog as a
+// reader other than the stage would: with iceberg-go's own catalog and
+// scan, for the tests of iceberg:// outputs.
+package icebergtest
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/apache/iceberg-go/table"
+	_ "modernc.org/sqlite" // the catalog's database
+)
+
+// CatalogName is the name the stage's SQL catalog keeps its tables under.
+const CatalogName = "databrew"
+
+// Table is what a reader sees of a table: the run id each snapshot
+// carries, oldest first, and the rows of the current snapshot, each a map
+// from column name to value (a string, float64, int64, bool, or nil).
+type Table struct {
+	Runs []string
+	Rows []map[string]any
+}
+
+// Read reads the table namespace.name of the SQLite catalog at
+// catalogPath, whose warehouse is the file:// URL warehouse.
+func Read(t testing.TB, catalogPath, warehouse, namespace, name string) Table {
+	t.Helper()
+	db, err := sql.Open("sqlite", catalogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cat, err := sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": warehouse})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(context.Background(), table.Identifier{namespace, name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out Table
+	for _, s := range tbl.Metadata().Snapshots() {
+		out.Runs = append(out.Runs, s.Summary.Properties["databrew.run-id"])
+	}
+	if tbl.CurrentSnapshot() == nil {
+		return out
+	}
+	at, err := tbl.Scan().ToArrowTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Release()
+	rdr := array.NewTableReader(at, 1024)
+	defer rdr.Release()
+	for rdr.Next() {
+		rec := rdr.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row := map[string]any{}
+			for c, f := range rec.Schema().Fields() {
+				row[f.Name] = rec.Column(c).GetOneForMarshal(i)
+			}
+			out.Rows = append(out.Rows, row)
+		}
+	}
+	return out
+}
