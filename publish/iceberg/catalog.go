@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/rest"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -160,12 +162,28 @@ func openSQLCatalog(o *Options, getenv func(string) string) (catalog.Catalog, fu
 	default:
 		return nil, nil, fmt.Errorf(`catalog uri scheme %q is not sqlite or postgres`, u.Scheme)
 	}
-	c, err := sqlcat.NewCatalog(catalogName, db, dialect, iceberg.Properties{"warehouse": o.Warehouse})
+	c, err := newSQLCatalog(db, dialect, o.Warehouse)
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, err
 	}
 	return c, func() error { return errors.Join(c.Close(), db.Close()) }, nil
+}
+
+// newSQLCatalog opens the SQL catalog on db, creating its tables when
+// they are missing. Two processes creating them at once on a new
+// PostgreSQL database can both pass IF NOT EXISTS and one fails on a
+// unique index of PostgreSQL's own (SQLSTATE 23505, 42P07 or 42710): the tables
+// are there then, so it opens again, a few times.
+func newSQLCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, warehouse string) (*sqlcat.Catalog, error) {
+	for try := 0; ; try++ {
+		c, err := sqlcat.NewCatalog(catalogName, db, dialect, iceberg.Properties{"warehouse": warehouse})
+		var pgErr *pgconn.PgError
+		if err == nil || try == 4 || !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "42P07" && pgErr.Code != "42710") {
+			return c, err
+		}
+		time.Sleep(time.Duration(50*(try+1)) * time.Millisecond)
+	}
 }
 
 // checkFileWarehouse reports whether warehouse is a file:// URL of an

@@ -19,7 +19,9 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
+
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/internal/testkit/pgtest"
 	"github.com/databrew/databrew-stage/sink"
 )
 
@@ -41,25 +43,15 @@ func testOptions(dir string) Options {
 	}
 }
 
-// postgresEnv names the variable that holds the URI of a PostgreSQL
-// database to run the catalog tests on too, e.g.
-// "postgres://user@127.0.0.1:5432/db" (its password in PGPASSWORD).
-const postgresEnv = "DATABREW_TEST_ICEBERG_POSTGRES"
-
-// forEachCatalog runs test on a new table in a SQLite catalog and, when
-// postgresEnv is set, in the PostgreSQL catalog it names (in a namespace
-// of its own).
+// forEachCatalog runs test on a new table in a SQLite catalog, and in a
+// PostgreSQL catalog on a server of its own (see pgtest: it skips where
+// none is installed).
 func forEachCatalog(t *testing.T, test func(t *testing.T, o Options)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, testOptions(t.TempDir())) })
-	uri := os.Getenv(postgresEnv)
-	if uri == "" {
-		return
-	}
 	t.Run("postgres", func(t *testing.T) {
+		srv := pgtest.Start(t)
 		o := testOptions(t.TempDir())
-		o.URI = uri
-		o.Namespace = fmt.Sprintf("shop_%d", time.Now().UnixNano())
-		o.Getenv = os.Getenv
+		o.URI, o.Getenv = srv.URI, srv.Getenv
 		test(t, o)
 	})
 }

@@ -92,13 +92,12 @@ func TestHangEndsWithTheContext(t *testing.T) {
 	s.Inject(memstorage.Fault{Op: memstorage.OpCompleteFolder, Mode: memstorage.Hang})
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	err := s.CompleteFolder(ctx, "run/", []publish.Part{p})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hung CompleteFolder = %v; want context.DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d < 50*time.Millisecond {
-		t.Fatalf("hung CompleteFolder returned after %v, before its context ended", d)
+	if ctx.Err() == nil {
+		t.Fatal("hung CompleteFolder returned before its context ended")
 	}
 	if ks := keys(t, s); len(ks) != 0 {
 		t.Fatalf("a hung CompleteFolder completed: %q", ks)

@@ -1,0 +1,186 @@
+// Package pgtest runs a PostgreSQL server for a test: Debian's postgresql
+// (initdb and postgres from DATABREW_POSTGRES_BIN, /usr/lib/postgresql/*/bin
+// or the PATH), on a free port of 127.0.0.1, in a new data folder, with a
+// user whose password the client must give (as PGPASSWORD does). When no
+// server is installed the test skips, saying how to install one, unless
+// DATABREW_REQUIRE_POSTGRES is set (as .ci/run sets it once it installed
+// one): then it fails.
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+)
+
+// User and Password are the server's user; the password goes through
+// PGPASSWORD, never a URI.
+const (
+	User     = "stage"
+	Password = "pgtest-secret"
+)
+
+// Server is a running PostgreSQL server.
+type Server struct {
+	// URI is the URI of its database "postgres", without the password:
+	// postgres://stage@127.0.0.1:PORT/postgres.
+	URI string
+}
+
+// Start initializes a data folder and runs a server on it until the test
+// ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := binDir()
+	if err != nil {
+		if os.Getenv("DATABREW_REQUIRE_POSTGRES") != "" {
+			t.Fatalf("pgtest: %v", err)
+		}
+		t.Skipf("pgtest: %v (apt-get install postgresql)", err)
+	}
+	dir, err := os.MkdirTemp("", "pgtest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	cred, err := runAs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte(Password+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", User, "--pwfile", pw,
+		"--auth", "scram-sha-256", "-E", "UTF8", "--no-sync", "--no-instructions")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		t.Fatalf("pgtest: initdb: %v\n%s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+dir, "-c", "fsync=off")
+	srv.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+	log, err := os.Create(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stdout, srv.Stderr = log, log
+	if err := srv.Start(); err != nil {
+		t.Fatalf("pgtest: start postgres: %v", err)
+	}
+	done := make(chan struct{})
+	go func() { _ = srv.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(syscall.SIGTERM) // a smart shutdown: quick, no client is left
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+		_ = log.Close()
+	})
+	s := &Server{URI: fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", User, port)}
+	if err := s.await(done, 30*time.Second); err != nil {
+		b, _ := os.ReadFile(log.Name())
+		t.Fatalf("pgtest: %v\n%s", err, b)
+	}
+	return s
+}
+
+// Getenv is an environment holding the server's password as PGPASSWORD.
+func (s *Server) Getenv(key string) string {
+	if key == "PGPASSWORD" {
+		return Password
+	}
+	return ""
+}
+
+// await waits until the server accepts the user's password.
+func (s *Server) await(exited chan struct{}, limit time.Duration) error {
+	dsn := fmt.Sprintf("postgres://%s:%s@%s", User, Password, s.URI[len("postgres://"+User+"@"):])
+	deadline := time.Now().Add(limit)
+	for {
+		db, err := sql.Open("pgx", dsn)
+		if err == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			err = db.PingContext(ctx)
+			cancel()
+			_ = db.Close()
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("postgres exited")
+		default:
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not answer within %v: %w", limit, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// binDir finds the folder of initdb and postgres.
+func binDir() (string, error) {
+	if d := os.Getenv("DATABREW_POSTGRES_BIN"); d != "" {
+		return d, nil
+	}
+	if found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(found) > 0 {
+		return filepath.Dir(found[len(found)-1]), nil
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		return filepath.Dir(p), nil
+	}
+	return "", errors.New("no PostgreSQL server installed (initdb not found)")
+}
+
+// runAs is who the server runs as: postgres refuses root, so a test run
+// as root gives dir to the user postgres (the Debian package makes it).
+func runAs(dir string) (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root, and there is no user postgres to run the server as: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Chown(dir, uid, gid); err != nil {
+		return nil, err
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+// freePort is a port of 127.0.0.1 no one listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
