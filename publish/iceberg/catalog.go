@@ -18,7 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // also the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Options says which catalog holds the table and where its files go.
@@ -171,19 +172,30 @@ func openSQLCatalog(o *Options, getenv func(string) string) (catalog.Catalog, fu
 }
 
 // newSQLCatalog opens the SQL catalog on db, creating its tables when
-// they are missing. Two processes creating them at once on a new
-// PostgreSQL database can both pass IF NOT EXISTS and one fails on a
-// unique index of PostgreSQL's own (SQLSTATE 23505, 42P07 or 42710): the tables
-// are there then, so it opens again, a few times.
+// they are missing. Two processes creating them at once on a new database
+// can meet (see creationRace): the tables are there, or about to be,
+// then, so it opens again, a few times.
 func newSQLCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, warehouse string) (*sqlcat.Catalog, error) {
 	for try := 0; ; try++ {
 		c, err := sqlcat.NewCatalog(catalogName, db, dialect, iceberg.Properties{"warehouse": warehouse})
-		var pgErr *pgconn.PgError
-		if err == nil || try == 4 || !errors.As(err, &pgErr) || (pgErr.Code != "23505" && pgErr.Code != "42P07" && pgErr.Code != "42710") {
+		if err == nil || try == 4 || !creationRace(err) {
 			return c, err
 		}
 		time.Sleep(time.Duration(50*(try+1)) * time.Millisecond)
 	}
+}
+
+// creationRace reports whether err is what a process meets when another
+// creates the catalog's tables at the same moment: PostgreSQL's race on its
+// own catalog, or SQLite busy where its busy handler does not wait (a
+// reader that must become a writer while another writes).
+func creationRace(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23505" || pgErr.Code == "42P07" || pgErr.Code == "42710"
+	}
+	var liteErr *sqlite.Error
+	return errors.As(err, &liteErr) && liteErr.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // checkFileWarehouse reports whether warehouse is a file:// URL of an
