@@ -284,14 +284,21 @@ func TestRepairedStateLosesNoPendingItem(t *testing.T) {
 // kills it there.
 func (s *stageBin) killAtPublishStep(step string) {
 	s.t.Helper()
-	cmd := exec.Command(s.bin, "run", s.cfg)
+	killAt(s.t, s.bin, s.cfg, step)
+}
+
+// killAt runs the binary on cfgPath until it pauses at a publish step,
+// and kills it there with SIGKILL.
+func killAt(t *testing.T, bin, cfgPath, step string) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", cfgPath)
 	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE(), pauseEnv+"="+step)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		s.t.Fatal(err)
+		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() && !strings.HasPrefix(sc.Text(), pausedMarker) {
@@ -299,7 +306,7 @@ func (s *stageBin) killAtPublishStep(step string) {
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
 	if cmd.ProcessState.Success() {
-		s.t.Fatalf("the run did not pause at %s", step)
+		t.Fatalf("the run did not pause at %s", step)
 	}
 }
 

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -81,29 +80,6 @@ func TestPublishIntoIceberg(t *testing.T) {
 			}
 			seen[r] = true
 		}
-	}
-}
-
-// killAt runs the binary until it pauses at a publish step, and kills it
-// there with SIGKILL.
-func killAt(t *testing.T, bin, cfgPath, step string) {
-	t.Helper()
-	cmd := exec.Command(bin, "run", cfgPath)
-	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE(), pauseEnv+"="+step)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() && !strings.HasPrefix(sc.Text(), pausedMarker) {
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	if cmd.ProcessState.Success() {
-		t.Fatalf("the run did not pause at %s", step)
 	}
 }
 
