@@ -11,6 +11,7 @@ import (
 	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
+	"github.com/databrew/databrew-stage/internal/testkit/pgtest"
 )
 
 // icebergConfig is the fixture's config publishing into the Iceberg table
@@ -35,7 +36,12 @@ type icebergRow struct {
 // oldest first.
 func readIceberg(t *testing.T, f *fixture) ([]icebergRow, []string) {
 	t.Helper()
-	tbl := icebergtest.Read(t, filepath.Join(f.dir, "catalog.db"), "file://"+filepath.Join(f.dir, "warehouse"), "shop", "books")
+	return icebergRows(icebergtest.Read(t, filepath.Join(f.dir, "catalog.db"), "file://"+filepath.Join(f.dir, "warehouse"), "shop", "books"))
+}
+
+// icebergRows is a table's rows and snapshots' run ids as the tests
+// compare them.
+func icebergRows(tbl icebergtest.Table) ([]icebergRow, []string) {
 	rows := make([]icebergRow, len(tbl.Rows))
 	for i, r := range tbl.Rows {
 		rows[i] = icebergRow{key: r["_key"].(string), change: r["_change"].(string), runID: r["_run_id"].(string), price: r["price"].(float64)}
@@ -49,24 +55,45 @@ func readIceberg(t *testing.T, f *fixture) ([]icebergRow, []string) {
 // iceberg-go's scan, holds each item version once.
 func TestIceberg_EachRunIsOneSnapshot(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 30})
-	cfg := icebergConfig(f)
-	first := f.run(cfg, Options{})
+	eachRunIsOneSnapshot(t, f, icebergConfig(f), Options{}, func() ([]icebergRow, []string) { return readIceberg(t, f) })
+}
+
+// TestIceberg_EachRunIsOneSnapshotOnPostgreSQL is the same on a
+// PostgreSQL catalog (a server of the test's own, see pgtest), its
+// password given as PGPASSWORD.
+func TestIceberg_EachRunIsOneSnapshotOnPostgreSQL(t *testing.T) {
+	srv := pgtest.Start(t)
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	f.output = "iceberg://shop.books"
+	warehouse := "file://" + filepath.Join(f.dir, "warehouse")
+	cfg := f.config(nil, fmt.Sprintf("\n[iceberg]\nuri = %q\nwarehouse = %q\n", srv.URI, warehouse))
+	eachRunIsOneSnapshot(t, f, cfg, Options{Getenv: srv.Getenv}, func() ([]icebergRow, []string) {
+		return icebergRows(icebergtest.ReadPostgres(t, srv.URI, pgtest.Password, warehouse, "shop", "books"))
+	})
+}
+
+// eachRunIsOneSnapshot: a first run creates the table and one snapshot
+// holding every item; a rerun with nothing new adds none; a changed price
+// adds one snapshot with that row alone; read reads the table.
+func eachRunIsOneSnapshot(t *testing.T, f *fixture, cfg config.Config, opts Options, read func() ([]icebergRow, []string)) {
+	t.Helper()
+	first := f.run(cfg, opts)
 	if !first.Export.Published || first.Export.Rows != 30 {
 		t.Fatalf("first run: %+v", first.Export)
 	}
-	rows, runs := readIceberg(t, f)
+	rows, runs := read()
 	if len(rows) != 30 || len(runs) != 1 || runs[0] != first.RunID {
 		t.Fatalf("after the first run: %d rows, snapshots of runs %v", len(rows), runs)
 	}
-	if again := f.run(cfg, Options{}); again.Export.Published {
+	if again := f.run(cfg, opts); again.Export.Published {
 		t.Fatalf("a rerun with nothing new published %+v", again.Export)
 	}
-	if _, runs := readIceberg(t, f); len(runs) != 1 {
+	if _, runs := read(); len(runs) != 1 {
 		t.Fatalf("a rerun with nothing new added snapshots: %v", runs)
 	}
 	f.site.SetPrice(7, 12.5)
-	third := f.run(cfg, Options{})
-	rows, runs = readIceberg(t, f)
+	third := f.run(cfg, opts)
+	rows, runs = read()
 	if !third.Export.Published || third.Export.Rows != 1 || len(runs) != 2 || runs[1] != third.RunID {
 		t.Fatalf("after a change: export %+v, snapshots of runs %v", third.Export, runs)
 	}

@@ -1,4 +1,5 @@
-// Package icebergtest reads an Iceberg table of a SQLite catalog as a
+// Package icebergtest reads an Iceberg table of a SQL catalog (SQLite or
+// PostgreSQL) as a
 // reader other than the stage would: with iceberg-go's own catalog and
 // scan, for the tests of iceberg:// outputs.
 package icebergtest
@@ -12,6 +13,8 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // the catalog's database
 )
 
@@ -35,7 +38,27 @@ func Read(t testing.TB, catalogPath, warehouse, namespace, name string) Table {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cat, err := sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": warehouse})
+	return read(t, db, sqlcat.SQLite, warehouse, namespace, name)
+}
+
+// ReadPostgres is Read for the PostgreSQL catalog at uri
+// (postgres://user@host:port/db), whose user's password is password.
+func ReadPostgres(t testing.TB, uri, password, warehouse, namespace, name string) Table {
+	t.Helper()
+	cfg, err := pgx.ParseConfig(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Password = password
+	db := stdlib.OpenDB(*cfg)
+	defer db.Close()
+	return read(t, db, sqlcat.Postgres, warehouse, namespace, name)
+}
+
+// read reads the table through the SQL catalog on db.
+func read(t testing.TB, db *sql.DB, dialect sqlcat.SupportedDialect, warehouse, namespace, name string) Table {
+	t.Helper()
+	cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, iceberg.Properties{"warehouse": warehouse})
 	if err != nil {
 		t.Fatal(err)
 	}
