@@ -29,7 +29,7 @@ type Attempt struct {
 	shard ShardRef
 	id    string
 	claim Claim
-	// OpenOther opens an output the config named before, to settle what
+	// openOther opens an output the config named before, to settle what
 	// an earlier attempt staged there.
 	openOther func(ctx context.Context, name string) (Output, error)
 	staged    *shardManifest

@@ -73,7 +73,8 @@ type Options struct {
 	// state.DefaultWriteBudget. Benchmarks set it to compare budgets.
 	WriteBudget int64
 	// AfterPublishStep, when set, is called as a publish completes each of
-	// its steps, in the order of PublishStepsFor(the output). An error it returns abandons
+	// its steps, in the order of PublishSteps (a shard's attempt takes the
+	// first two: publish.AttemptSteps). An error it returns abandons
 	// the publish right there, leaving files and state as a crash would:
 	// tests use it to prove each step survivable; a program can also time
 	// or log the steps.
