@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build build-gcs build-iceberg install image tools chromium test test-short test-crash fuzz lint demo bench clean
+.PHONY: all build build-gcs build-iceberg install image tools chromium test test-short test-crash fuzz lint demo demo-iceberg bench clean
 
 all: build
 
@@ -123,6 +123,11 @@ lint:
 ## demo: crawl the bundled catalog site twice, offline
 demo:
 	$(GO) run ./cmd/databrew-stage demo
+
+## demo-iceberg: the same two crawls, published into an Apache Iceberg table
+## (a SQLite catalog and a local warehouse in databrew-demo/, no server)
+demo-iceberg:
+	$(GO) run -tags iceberg ./cmd/databrew-stage demo --iceberg
 
 ## bench: crawl a local catalog site with databrew-stage and with Colly, side by side;
 ## then the export, sitemap, JSON, rerun, shard and rendering benchmarks

@@ -78,8 +78,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "gcs" { // a binary built with -tags gcs
+			switch cond {
+			case "gcs": // a binary built with -tags gcs
 				return config.GCSBuilt, nil
+			case "iceberg": // a binary built with -tags iceberg
+				return config.IcebergBuilt, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/databrew/databrew-stage/config"
@@ -14,12 +15,18 @@ import (
 	"github.com/databrew/databrew-stage/stage"
 )
 
-const demoUsage = `Usage: databrew-stage demo [--dir DIR] [--items N] [--serve [--port N]]
+const demoUsage = `Usage: databrew-stage demo [--dir DIR] [--items N] [--iceberg] [--serve [--port N]]
 
 Serves a bundled catalog site on a loopback port, writes a config for it in
 DIR, crawls it, changes the catalog (new prices, removed and new items),
 crawls again, and prints both verdicts. Works offline. DIR is reset at the
 start of each demo (only if an earlier demo made it).
+
+With --iceberg the two runs publish into the Apache Iceberg table
+shop.books instead of Parquet files: a SQLite catalog (DIR/catalog.db) and
+a local warehouse (DIR/warehouse), no server needed; each run that
+publishes adds one snapshot. It needs a binary built with Iceberg (make
+demo-iceberg).
 
 With --serve it crawls nothing: it keeps the catalog up on --port until
 Ctrl+C, with a config for it in DIR (one you edited is kept as it is),
@@ -34,8 +41,15 @@ func demoCmd(args []string, env Env) int {
 	items := fs.Int("items", 60, "items in the demo catalog")
 	serve := fs.Bool("serve", false, "keep the catalog up until Ctrl+C instead of crawling it")
 	port := fs.Int("port", 8390, "with --serve, the loopback port to serve on (0 picks a free one)")
+	table := fs.Bool("iceberg", false, "publish into an Iceberg table in DIR (a SQLite catalog, a local warehouse) instead of Parquet files")
 	if code, done := parseFlags(fs, args, env); done {
 		return code
+	}
+	if *table && *serve {
+		return usageError(env, "demo", "--iceberg and --serve do not go together")
+	}
+	if *table && !config.IcebergBuilt {
+		return usageError(env, "demo", "--iceberg needs a binary built with Iceberg: make demo-iceberg, or make build-iceberg and run bin/databrew-stage-iceberg demo --iceberg")
 	}
 	if *items < 10 || *items > 100_000 {
 		return usageError(env, "demo", "--items must be between 10 and 100000")
@@ -65,7 +79,16 @@ func demoCmd(args []string, env Env) int {
 	defer func() { stopSite(); _ = wait() }()
 
 	cfgPath := filepath.Join(*dir, "books.toml")
-	if err := os.WriteFile(cfgPath, []byte(demoConfig(catalogsite.StartURL(base))), 0o644); err != nil {
+	text := demoConfig(catalogsite.StartURL(base))
+	if *table {
+		abs, err := filepath.Abs(*dir)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
+			return ExitFailed
+		}
+		text = demoIcebergConfig(text, abs)
+	}
+	if err := os.WriteFile(cfgPath, []byte(text), 0o644); err != nil {
 		fmt.Fprintf(env.Stderr, "databrew-stage demo: %v\n", err)
 		return ExitFailed
 	}
@@ -86,6 +109,14 @@ func demoCmd(args []string, env Env) int {
 		return ExitFailed
 	}
 	bin := commandName()
+	if *table {
+		fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s; the table shop.books has its catalog in %s and its files in %s,\none snapshot for each run that published (each snapshot's summary holds databrew.run-id).\n",
+			relPath(cfg.Storage), filepath.Join(relPath(*dir), "catalog.db"), filepath.Join(relPath(*dir), "warehouse"))
+		if meta := latestMetadata(filepath.Join(strings.TrimPrefix(cfg.Iceberg.Warehouse, "file://"), "shop.db", "books")); meta != "" {
+			fmt.Fprintf(env.Stdout, "Read it with any Iceberg reader through that catalog, or with DuckDB's iceberg extension from its current metadata file:\n  SELECT _change, count(*) FROM iceberg_scan('%s') GROUP BY ALL;\n", meta)
+		}
+		return ExitOK
+	}
 	fmt.Fprintf(env.Stdout, "\nState and .last_run.json are in %s; the exports and _verdict.json in %s\nTry: %s report %s\nTo keep a catalog up to edit the config and run it yourself: %s demo --serve\n",
 		relPath(cfg.Storage), relPath(cfg.Output), bin, cfgPath, bin)
 	return ExitOK
@@ -142,6 +173,26 @@ func resetDemoDir(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, demoMarker), []byte("made by databrew-stage demo; reset by the next demo\n"), 0o644)
+}
+
+// latestMetadata is the newest metadata file of the Iceberg table at the
+// folder table ("" if none): the catalog's current one while a single
+// writer commits (their names begin with an increasing version number).
+func latestMetadata(table string) string {
+	files, _ := filepath.Glob(filepath.Join(table, "metadata", "*.metadata.json"))
+	if len(files) == 0 {
+		return ""
+	}
+	return slices.Max(files)
+}
+
+// demoIcebergConfig turns the demo's config text into one publishing into
+// the Iceberg table shop.books, its SQLite catalog and warehouse in the
+// folder dir (absolute).
+func demoIcebergConfig(text, dir string) string {
+	text = strings.Replace(text, `output  = "out/books"`, `output  = "iceberg://shop.books"`, 1)
+	return text + fmt.Sprintf("\n[iceberg]\ncatalog = \"sql\"\nuri = %q\nwarehouse = %q\n",
+		"sqlite://"+filepath.Join(dir, "catalog.db"), "file://"+filepath.Join(dir, "warehouse"))
 }
 
 func demoConfig(start string) string {
