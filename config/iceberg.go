@@ -145,7 +145,8 @@ func hasPassword(u *url.URL) bool {
 }
 
 // warehouse checks where tables keep their files: file:///abs/path or an
-// object-storage URL, required for a SQL catalog.
+// s3:// URL as output takes it (checked as the publisher checks it, see
+// checkWarehouse), required for a SQL catalog.
 func (v *validator) warehouse(raw, catalog string) string {
 	if raw == "" {
 		if catalog == IcebergSQL {
@@ -161,11 +162,15 @@ func (v *validator) warehouse(raw, catalog string) string {
 		v.errorf("iceberg.warehouse", "%q: a local warehouse is an absolute path: file:///abs/path", raw)
 	case u.Scheme == "file":
 		return "file://" + filepath.Clean(u.Path)
-	case !isObjectScheme(strings.ToLower(u.Scheme)):
+	case u.Scheme != "s3":
 		v.errorf("iceberg.warehouse", "%q: want file:///abs/path or an s3:// URL", raw)
 	case u.User != nil:
-		v.errorf("iceberg.warehouse", "the URL holds credentials: give them through the environment, never in the config")
+		v.errorf("iceberg.warehouse", "the URL holds credentials: give them through the environment (AWS_* variables, profiles), never in the config")
 	default:
+		if err := checkWarehouse(raw); err != nil {
+			v.errorf("iceberg.warehouse", "%v", err)
+			return ""
+		}
 		return strings.TrimSuffix(raw, "/")
 	}
 	return ""

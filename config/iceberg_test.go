@@ -26,6 +26,11 @@ func TestBadIcebergConfigsNameFileLineKey(t *testing.T) {
 		{"iceberg postgres password", icebergDoc(`uri = "postgres://u:pw@db:5432/cat"`, `warehouse = "file:///tmp/wh"`), 11, "iceberg.uri", "PGPASSWORD"},
 		{"iceberg warehouse missing", icebergDoc(`uri = "sqlite:///tmp/c.db"`), 10, "iceberg.warehouse", "required with a SQL catalog"},
 		{"iceberg warehouse relative", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "file://wh"`), 12, "iceberg.warehouse", "an absolute path"},
+		{"iceberg warehouse on gs", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "gs://lake/wh"`), 12, "iceberg.warehouse", "want file:///abs/path or an s3:// URL"},
+		{"iceberg warehouse with keys", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "s3://AKIA:pw@lake/wh"`), 12, "iceberg.warehouse", "the URL holds credentials"},
+		{"iceberg warehouse parameter", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "s3://lake/wh?profile=dev"`), 12, "iceberg.warehouse", `parameter "profile" is not supported for a warehouse`},
+		{"iceberg warehouse http", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "s3://lake/wh?disable_https=true"`), 12, "iceberg.warehouse", "disable_https needs an endpoint"},
+		{"iceberg warehouse path", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "s3://lake/a/../wh"`), 12, "iceberg.warehouse", "empty, . or .. segments"},
 		{"iceberg rest uri", icebergDoc(`catalog = "rest"`, `uri = "catalog.example"`), 12, "iceberg.uri", "http:// or https:// URL"},
 		{"iceberg unknown key", icebergDoc(`uri = "sqlite:///tmp/c.db"`, `warehouse = "file:///tmp/wh"`, `table = "x"`), 13, "iceberg.table", "unknown key"},
 	}
@@ -50,6 +55,9 @@ func TestIcebergOutput(t *testing.T) {
 			Iceberg{Namespace: "shop", Table: "books", Catalog: "sql", URI: "sqlite:///var/lib/books/catalog.db", Warehouse: "file:///var/lib/books/wh", Line: 10}},
 		{strings.Replace(icebergDoc(`uri = "postgres://stage@db:5432/catalog"`, `warehouse = "s3://lake/wh/?region=eu-west-1"`), "shop.books", "lake.shop.books", 1),
 			Iceberg{Namespace: "lake.shop", Table: "books", Catalog: "sql", URI: "postgres://stage@db:5432/catalog", Warehouse: "s3://lake/wh/?region=eu-west-1", Line: 10}},
+		{icebergDoc(`uri = "sqlite:///var/lib/books/catalog.db"`, `warehouse = "s3://lake/wh?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1&disable_https=true"`),
+			Iceberg{Namespace: "shop", Table: "books", Catalog: "sql", URI: "sqlite:///var/lib/books/catalog.db",
+				Warehouse: "s3://lake/wh?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1&disable_https=true", Line: 10}},
 		{icebergDoc(`catalog = "rest"`, `uri = "https://catalog.example/api"`),
 			Iceberg{Namespace: "shop", Table: "books", Catalog: "rest", URI: "https://catalog.example/api", Line: 10}},
 	} {

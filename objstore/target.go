@@ -80,44 +80,48 @@ type location struct {
 // parseURL splits an output URL into its bucket URL and key prefix. The
 // prefix is the path without its leading slash, ending in "/" when it is
 // not empty.
-func parseURL(raw string) (location, error) {
+func parseURL(raw string) (location, error) { return parseURLOf("output", raw) }
+
+// parseURLOf is parseURL for a URL that errors call what (such as
+// "output").
+func parseURLOf(what, raw string) (location, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return location{}, fmt.Errorf("output %q: %w", raw, err)
+		return location{}, fmt.Errorf("%s %q: %w", what, raw, err)
 	}
 	if u.Scheme == "" || u.Opaque != "" {
-		return location{}, schemeError(raw, u.Scheme)
+		return location{}, schemeError(what, raw, u.Scheme)
 	}
 	if _, ok := drivers[u.Scheme]; !ok {
-		return location{}, schemeError(raw, u.Scheme)
+		return location{}, schemeError(what, raw, u.Scheme)
 	}
 	if u.User != nil {
-		return location{}, fmt.Errorf("output %q: credentials do not belong in the URL: use the environment", raw)
+		return location{}, fmt.Errorf("%s %q: credentials do not belong in the URL: use the environment", what, raw)
 	}
 	if u.Host == "" {
-		return location{}, fmt.Errorf("output %q: no bucket: write %s://bucket/prefix", raw, u.Scheme)
+		return location{}, fmt.Errorf("%s %q: no bucket: write %s://bucket/prefix", what, raw, u.Scheme)
 	}
 	if u.Fragment != "" {
-		return location{}, fmt.Errorf("output %q: a fragment (#...) has no meaning here", raw)
+		return location{}, fmt.Errorf("%s %q: a fragment (#...) has no meaning here", what, raw)
 	}
 	q := u.Query()
 	for _, k := range []string{"prefix", "key"} {
 		if q.Has(k) {
-			return location{}, fmt.Errorf("output %q: parameter %q: give the key prefix as the URL's path", raw, k)
+			return location{}, fmt.Errorf("%s %q: parameter %q: give the key prefix as the URL's path", what, raw, k)
 		}
 	}
 	prefix := strings.TrimPrefix(u.Path, "/")
 	if prefix != "" {
 		for _, seg := range strings.Split(strings.TrimSuffix(prefix, "/"), "/") {
 			if seg == "" || seg == "." || seg == ".." {
-				return location{}, fmt.Errorf("output %q: the path may not have empty, . or .. segments", raw)
+				return location{}, fmt.Errorf("%s %q: the path may not have empty, . or .. segments", what, raw)
 			}
 		}
 		if !strings.HasSuffix(prefix, "/") {
 			prefix += "/"
 		}
 		if err := checkKeyText(prefix); err != nil {
-			return location{}, fmt.Errorf("output %q: %w", raw, err)
+			return location{}, fmt.Errorf("%s %q: %w", what, raw, err)
 		}
 	}
 	b := url.URL{Scheme: u.Scheme, Host: u.Host, RawQuery: u.RawQuery}
@@ -125,15 +129,15 @@ func parseURL(raw string) (location, error) {
 }
 
 // schemeError explains an output URL this binary cannot open.
-func schemeError(raw, scheme string) error {
+func schemeError(what, raw, scheme string) error {
 	var have []string
 	for s := range drivers {
 		have = append(have, s+"://")
 	}
 	slices.Sort(have)
-	msg := fmt.Sprintf("output %q: %v %q: supported are %s", raw, ErrScheme, scheme, strings.Join(have, ", "))
+	msg := fmt.Sprintf("%s %q: %v %q: supported are %s", what, raw, ErrScheme, scheme, strings.Join(have, ", "))
 	if scheme == "" {
-		msg = fmt.Sprintf("output %q: %v: not a URL; supported are %s", raw, ErrScheme, strings.Join(have, ", "))
+		msg = fmt.Sprintf("%s %q: %v: not a URL; supported are %s", what, raw, ErrScheme, strings.Join(have, ", "))
 	}
 	if tag, ok := taggedSchemes[scheme]; ok {
 		msg += fmt.Sprintf(" (%s:// needs a binary built with -tags %s)", scheme, tag)

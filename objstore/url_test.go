@@ -84,3 +84,19 @@ func TestOpenUnknownScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestParseURLExported: ParseURL splits as Open does and names the URL as
+// its caller says.
+func TestParseURLExported(t *testing.T) {
+	loc, err := ParseURL("warehouse", "s3://lake/a/b?region=eu-west-1&use_path_style=true")
+	if err != nil || loc.Scheme != "s3" || loc.Bucket != "lake" || loc.Prefix != "a/b/" ||
+		loc.Query.Get("region") != "eu-west-1" || loc.Query.Get("use_path_style") != "true" {
+		t.Errorf("ParseURL = %+v, %v", loc, err)
+	}
+	if _, err := ParseURL("warehouse", "s3:///p"); err == nil || !strings.Contains(err.Error(), `warehouse "s3:///p": no bucket`) {
+		t.Errorf("ParseURL of no bucket = %v; want it to name the warehouse", err)
+	}
+	if _, err := parseURL("s3:///p"); err == nil || !strings.Contains(err.Error(), `output "s3:///p": no bucket`) {
+		t.Errorf("parseURL of no bucket = %v; want it to name the output", err)
+	}
+}

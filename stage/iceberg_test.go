@@ -5,6 +5,7 @@ package stage
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/databrew/databrew-stage/internal/catalogsite"
 	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 	"github.com/databrew/databrew-stage/internal/testkit/pgtest"
+	"github.com/databrew/databrew-stage/internal/testkit/s3test"
 )
 
 // icebergConfig is the fixture's config publishing into the Iceberg table
@@ -70,6 +72,26 @@ func TestIceberg_EachRunIsOneSnapshotOnPostgreSQL(t *testing.T) {
 	eachRunIsOneSnapshot(t, f, cfg, Options{Getenv: srv.Getenv}, func() ([]icebergRow, []string) {
 		return icebergRows(icebergtest.ReadPostgres(t, srv.URI, pgtest.Password, warehouse, "shop", "books"))
 	})
+}
+
+// TestIceberg_EachRunIsOneSnapshotOnS3 is the same on a SQLite catalog
+// whose warehouse is a prefix of an S3 bucket (versitygw, see s3test),
+// its credentials in the environment; the reader gives iceberg-go the
+// bucket's endpoint itself.
+func TestIceberg_EachRunIsOneSnapshotOnS3(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.SetEnv(t)
+	f := newFixture(t, catalogsite.Options{Items: 30})
+	f.output = "iceberg://shop.books"
+	catalog, warehouse := filepath.Join(f.dir, "catalog.db"), srv.URL("warehouse")
+	cfg := f.config(nil, fmt.Sprintf("\n[iceberg]\nuri = %q\nwarehouse = %q\n", "sqlite://"+catalog, warehouse))
+	eachRunIsOneSnapshot(t, f, cfg, Options{}, func() ([]icebergRow, []string) {
+		return icebergRows(icebergtest.Read(t, catalog, warehouse, "shop", "books"))
+	})
+	data, err := os.ReadDir(filepath.Join(srv.Dir(), s3test.Bucket, "warehouse", "shop.db", "books", "data"))
+	if err != nil || len(data) == 0 {
+		t.Fatalf("no data in the bucket under warehouse/shop.db/books/data: %v", err)
+	}
 }
 
 // eachRunIsOneSnapshot: a first run creates the table and one snapshot

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -34,9 +35,11 @@ type Options struct {
 	// ("id:secret") from ICEBERG_REST_CREDENTIAL.
 	URI string
 	// Warehouse is where a new table's data and metadata files go (an
-	// existing table keeps its location): for
-	// "sql", "file:///abs/path"; for "rest", the warehouse as the REST
-	// catalog names it (empty: the catalog's default).
+	// existing table keeps its location): for "sql", "file:///abs/path"
+	// or "s3://bucket/prefix?params" (see ParseWarehouse; S3 credentials
+	// come from the AWS SDK's environment, not from Getenv); for "rest",
+	// the warehouse as the REST catalog names it (empty: the catalog's
+	// default).
 	Warehouse string
 	// Namespace and Table name the table (output iceberg://NAMESPACE.TABLE);
 	// a dotted Namespace is a nested one.
@@ -101,7 +104,12 @@ func openCatalog(ctx context.Context, o *Options) (cat catalog.Catalog, close fu
 		return openSQLCatalog(o, getenv)
 	case CatalogREST:
 		var opts []rest.Option
-		if o.Warehouse != "" {
+		if wh, err := ParseWarehouse(o.Warehouse); err == nil && wh.Props != nil {
+			// An s3:// URL with our parameters: its location, and the
+			// parameters as IO properties (the catalog's own config may
+			// override them).
+			opts = append(opts, rest.WithWarehouseLocation(wh.Location), rest.WithAdditionalProps(wh.Props))
+		} else if o.Warehouse != "" {
 			opts = append(opts, rest.WithWarehouseLocation(o.Warehouse))
 		}
 		if tok := getenv("ICEBERG_REST_TOKEN"); tok != "" {
@@ -121,7 +129,8 @@ func openCatalog(ctx context.Context, o *Options) (cat catalog.Catalog, close fu
 
 // openSQLCatalog opens the SQL catalog on the database o.URI names.
 func openSQLCatalog(o *Options, getenv func(string) string) (catalog.Catalog, func() error, error) {
-	if err := checkFileWarehouse(o.Warehouse); err != nil {
+	wh, err := ParseWarehouse(o.Warehouse)
+	if err != nil {
 		return nil, nil, err
 	}
 	u, err := url.Parse(o.URI)
@@ -163,7 +172,7 @@ func openSQLCatalog(o *Options, getenv func(string) string) (catalog.Catalog, fu
 	default:
 		return nil, nil, fmt.Errorf(`catalog uri scheme %q is not sqlite or postgres`, u.Scheme)
 	}
-	c, err := newSQLCatalog(db, dialect, o.Warehouse)
+	c, err := newSQLCatalog(db, dialect, wh)
 	if err != nil {
 		_ = db.Close()
 		return nil, nil, err
@@ -172,12 +181,19 @@ func openSQLCatalog(o *Options, getenv func(string) string) (catalog.Catalog, fu
 }
 
 // newSQLCatalog opens the SQL catalog on db, creating its tables when
-// they are missing. Two processes creating them at once on a new database
+// they are missing. Its properties are the warehouse's location and IO
+// properties: iceberg-go hands a catalog's properties to every table it
+// creates or loads, so tables loaded later reach the files too. Two processes creating them at once on a new database
 // can meet (see creationRace): the tables are there, or about to be,
 // then, so it opens again, a few times.
-func newSQLCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, warehouse string) (*sqlcat.Catalog, error) {
+func newSQLCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, wh Warehouse) (*sqlcat.Catalog, error) {
+	props := maps.Clone(wh.Props)
+	if props == nil {
+		props = iceberg.Properties{}
+	}
+	props["warehouse"] = wh.Location
 	for try := 0; ; try++ {
-		c, err := sqlcat.NewCatalog(catalogName, db, dialect, iceberg.Properties{"warehouse": warehouse})
+		c, err := sqlcat.NewCatalog(catalogName, db, dialect, props)
 		if err == nil || try == 4 || !creationRace(err) {
 			return c, err
 		}
@@ -196,21 +212,4 @@ func creationRace(err error) bool {
 	}
 	var liteErr *sqlite.Error
 	return errors.As(err, &liteErr) && liteErr.Code()&0xff == sqlite3.SQLITE_BUSY
-}
-
-// checkFileWarehouse reports whether warehouse is a file:// URL of an
-// absolute folder, the warehouses the SQL catalog writes into for now.
-func checkFileWarehouse(warehouse string) error {
-	u, err := url.Parse(warehouse)
-	switch {
-	case warehouse == "":
-		return errors.New(`no warehouse: set it to "file:///abs/path"`)
-	case err != nil:
-		return fmt.Errorf("warehouse: %w", err)
-	case u.Scheme != "file":
-		return fmt.Errorf("warehouse %s: only file:// warehouses are supported yet", warehouse)
-	case u.Host != "" || !filepath.IsAbs(u.Path):
-		return fmt.Errorf(`warehouse %s: a file warehouse is "file:///abs/path", an absolute path`, warehouse)
-	}
-	return nil
 }

@@ -14,5 +14,9 @@
 // (invisible to readers), Pending.Commit adds them in one catalog commit.
 // FindRun tells after a crash whether a run's snapshot exists;
 // RemoveOrphans deletes the data files of an append that never committed.
+//
+// The warehouse is a local folder or an S3 prefix (ParseWarehouse): the
+// files go through iceberg-go's S3 IO, configured by the catalog's
+// properties, so every table the catalog creates or loads reaches them.
 // The package is written with github.com/apache/iceberg-go.
 package iceberg

@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 	"github.com/databrew/databrew-stage/internal/testkit/pgtest"
 	"github.com/databrew/databrew-stage/sink"
 )
@@ -109,7 +109,9 @@ func reader(t *testing.T, o Options) *table.Table {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	cat, err := sqlcat.NewCatalog("databrew", db, sqlcat.SQLite, iceberg.Properties{"warehouse": o.Warehouse, "init_catalog_tables": "false"})
+	props := icebergtest.WarehouseProps(o.Warehouse)
+	props["init_catalog_tables"] = "false"
+	cat, err := sqlcat.NewCatalog("databrew", db, sqlcat.SQLite, props)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -702,7 +704,7 @@ func TestOptionErrors(t *testing.T) {
 		{"unknown scheme", func(o *Options) { o.URI = "mysql://h/db" }, `scheme "mysql" is not sqlite or postgres`},
 		{"password in uri", func(o *Options) { o.URI = "postgres://u:secret@127.0.0.1:1/db" }, "set PGPASSWORD"},
 		{"no warehouse", func(o *Options) { o.Warehouse = "" }, "no warehouse"},
-		{"s3 warehouse", func(o *Options) { o.Warehouse = "s3://bucket/wh" }, "only file:// warehouses"},
+		{"gs warehouse", func(o *Options) { o.Warehouse = "gs://bucket/wh" }, "a warehouse is file:///abs/path or s3://bucket/prefix, not gs://"},
 		{"unknown catalog", func(o *Options) { o.Catalog = "glue" }, `catalog "glue" is not sql or rest`},
 		{"rest unreachable", func(o *Options) { o.Catalog, o.URI = "rest", "http://127.0.0.1:1/catalog" }, "open iceberg catalog http://127.0.0.1:1/catalog"},
 		{"postgres unreachable", func(o *Options) { o.URI = "postgres://u@127.0.0.1:1/db" }, "open iceberg catalog postgres://u@127.0.0.1:1/db"},

@@ -1,17 +1,22 @@
 // Package icebergtest reads an Iceberg table of a SQL catalog (SQLite or
-// PostgreSQL) as a
-// reader other than the stage would: with iceberg-go's own catalog and
-// scan, for the tests of iceberg:// outputs.
+// PostgreSQL) as a reader other than the stage would: with iceberg-go's
+// own catalog and scan, for the tests of iceberg:// outputs. The
+// warehouse may be a local folder or an S3 prefix: the reader turns the
+// stage's warehouse URL into iceberg-go's S3 properties itself (see
+// WarehouseProps).
 package icebergtest
 
 import (
 	"context"
 	"database/sql"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -30,7 +35,9 @@ type Table struct {
 }
 
 // Read reads the table namespace.name of the SQLite catalog at
-// catalogPath, whose warehouse is the file:// URL warehouse.
+// catalogPath, whose warehouse is warehouse as the stage's config gives
+// it: a file:// URL, or an s3:// URL (see WarehouseProps; the S3
+// credentials come from the environment, as s3test's SetEnv sets them).
 func Read(t testing.TB, catalogPath, warehouse, namespace, name string) Table {
 	t.Helper()
 	db, err := sql.Open("sqlite", catalogPath)
@@ -58,7 +65,7 @@ func ReadPostgres(t testing.TB, uri, password, warehouse, namespace, name string
 // read reads the table through the SQL catalog on db.
 func read(t testing.TB, db *sql.DB, dialect sqlcat.SupportedDialect, warehouse, namespace, name string) Table {
 	t.Helper()
-	cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, iceberg.Properties{"warehouse": warehouse})
+	cat, err := sqlcat.NewCatalog(CatalogName, db, dialect, WarehouseProps(warehouse))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,4 +98,32 @@ func read(t testing.TB, db *sql.DB, dialect sqlcat.SupportedDialect, warehouse, 
 		}
 	}
 	return out
+}
+
+// WarehouseProps returns the catalog properties a reader opens the
+// stage's warehouse with: "warehouse", the URL without its query; for an
+// s3:// URL as the stage takes it
+// (s3://bucket/prefix?endpoint=...&use_path_style=true&region=...), also
+// s3.endpoint, s3.region and s3.force-virtual-addressing (false for a
+// path-style URL), which iceberg-go's S3 IO reads. It is written apart
+// from the stage's own parsing, as another reader would configure
+// itself.
+func WarehouseProps(warehouse string) iceberg.Properties {
+	u, err := url.Parse(warehouse)
+	if err != nil || u.Scheme != "s3" {
+		return iceberg.Properties{"warehouse": warehouse}
+	}
+	q := u.Query()
+	props := iceberg.Properties{"warehouse": "s3://" + u.Host + strings.TrimSuffix(u.Path, "/")}
+	if ep := q.Get("endpoint"); ep != "" {
+		props[icebergio.S3EndpointURL] = ep
+	}
+	if r := q.Get("region"); r != "" {
+		props[icebergio.S3Region] = r
+	}
+	props[icebergio.S3ForceVirtualAddressing] = "true"
+	if q.Get("use_path_style") == "true" {
+		props[icebergio.S3ForceVirtualAddressing] = "false"
+	}
+	return props
 }
