@@ -27,6 +27,9 @@ type Table interface {
 	// be called again (a commit that meets a concurrent writer stages
 	// again on the table's new state).
 	Stage(ctx context.Context, runID string, rows func(yield func(sink.Row) error) error) (TableCommit, error)
+	// RemoveRun deletes the data files Stage wrote for runID that no
+	// commit references, whatever their age: a publish rolled back.
+	RemoveRun(ctx context.Context, runID string) (int, error)
 	// RemoveOrphans deletes the data files no commit references that are
 	// older than minAge (a staged append a crash cut short).
 	RemoveOrphans(ctx context.Context, minAge time.Duration) (int, error)
@@ -80,8 +83,11 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	}
 	staged, err := p.Table.Stage(ctx, r.RunID, each)
 	if err != nil {
-		// What it wrote no commit references: the next reconcile's
-		// orphan sweep removes it.
+		// What it wrote no commit references: remove it now, or the next
+		// reconcile does (the state keeps the intent).
+		if _, rerr := p.Table.RemoveRun(context.WithoutCancel(ctx), r.RunID); rerr != nil {
+			p.log().Warn("could not remove the data files of the failed publish; the next run does", "run_id", r.RunID, "err", rerr)
+		}
 		return fmt.Errorf("write export into %s: %w", p.Table.Where(), err)
 	}
 	if err := reached(p.AfterStep, StepStaged); err != nil {
@@ -120,7 +126,7 @@ func (p *TablePublisher) Reconcile(ctx context.Context) error {
 			_, err = p.Ledger.CommitPublish(pub.RunID)
 		} else {
 			p.log().Warn("publish interrupted before the table committed it; its items stay pending", "run_id", pub.RunID)
-			err = p.Ledger.AbortPublish(pub.RunID)
+			err = p.rollBack(ctx, pub)
 		}
 		if err != nil {
 			return err
@@ -132,6 +138,22 @@ func (p *TablePublisher) Reconcile(ctx context.Context) error {
 		p.log().Warn("removed data files no commit references (a publish a crash cut short)", "files", n, "table", p.Table.Where())
 	}
 	return nil
+}
+
+// rollBack forgets a publish the table did not commit: its data files
+// go, then its record (its versions stay pending). A publish recorded for
+// another output leaves its files to that output's orphan sweep.
+func (p *TablePublisher) rollBack(ctx context.Context, pub state.Publication) error {
+	if pub.Target == p.Table.ID() {
+		n, err := p.Table.RemoveRun(ctx, pub.RunID)
+		if err != nil {
+			return fmt.Errorf("remove the data files of run %s, which the table did not commit: %w", pub.RunID, err)
+		}
+		if n > 0 {
+			p.log().Info("removed the data files of the publish the table did not commit", "run_id", pub.RunID, "files", n)
+		}
+	}
+	return p.Ledger.AbortPublish(pub.RunID)
 }
 
 func (p *TablePublisher) log() *slog.Logger {

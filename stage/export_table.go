@@ -48,6 +48,10 @@ func (a *icebergTable) RemoveOrphans(ctx context.Context, minAge time.Duration) 
 	return a.t.RemoveOrphans(ctx, minAge)
 }
 
+func (a *icebergTable) RemoveRun(ctx context.Context, runID string) (int, error) {
+	return a.t.RemoveRun(ctx, runID)
+}
+
 func (a *icebergTable) FindRun(ctx context.Context, runID string) (bool, error) {
 	_, found, err := a.t.FindRun(ctx, runID)
 	return found, err

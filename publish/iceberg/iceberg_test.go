@@ -519,20 +519,23 @@ func TestConflictingCommits(t *testing.T) {
 	})
 }
 
-// TestCommitFindsItsRun commits the same run twice, as a rerun after a
-// crash between the catalog commit and the state commit would: the second
-// Commit meets the first's snapshot and adds nothing.
+// TestCommitFindsItsRun commits the same run twice, staged by two writers
+// (two configs) of one run id: the second Commit meets the first's
+// snapshot and adds nothing.
 func TestCommitFindsItsRun(t *testing.T) {
 	forEachCatalog(t, func(t *testing.T, o Options) {
 		ctx := context.Background()
 		s := testSchema()
 		tbl := open(t, o, s)
+		other := o
+		other.Config = "another"
+		tbl2 := open(t, other, s)
 		rows := makeRows("run-1", "a", 5)
 		p1, err := tbl.Stage(ctx, "run-1", yieldAll(rows))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p2, err := tbl.Stage(ctx, "run-1", yieldAll(rows))
+		p2, err := tbl2.Stage(ctx, "run-1", yieldAll(rows))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -743,4 +746,54 @@ func TestRemoveOrphansOfATableWithoutData(t *testing.T) {
 	if n, err := tbl.RemoveOrphans(context.Background(), 0); err != nil || n != 0 {
 		t.Fatalf("RemoveOrphans = %d, %v; want 0, nil", n, err)
 	}
+}
+
+// TestRemoveRun: the files a run staged and never committed go at once,
+// whatever their age; another run's staged files and a committed run's
+// stay.
+func TestRemoveRun(t *testing.T) {
+	forEachCatalog(t, func(t *testing.T, o Options) {
+		ctx := context.Background()
+		s := testSchema()
+		tbl := open(t, o, s)
+		rows1 := makeRows("run-1", "a", 6)
+		publish(t, tbl, "run-1", rows1)
+		mine, err := tbl.Stage(ctx, "run-2", yieldAll(makeRows("run-2", "b", 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := tbl.Stage(ctx, "run-3", yieldAll(makeRows("run-3", "c", 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range mine.Files() {
+			if !strings.Contains(f, tbl.RunUUID("run-2").String()) {
+				t.Errorf("data file %s of run-2 does not carry its run's UUID", f)
+			}
+		}
+		if n, err := tbl.RemoveRun(ctx, "run-2"); err != nil || n != len(mine.Files()) {
+			t.Fatalf("RemoveRun(run-2) = %d, %v, want its %d files", n, err, len(mine.Files()))
+		}
+		exists := func(f string) bool {
+			_, err := os.Stat(strings.TrimPrefix(f, "file://"))
+			return err == nil
+		}
+		for _, f := range mine.Files() {
+			if exists(f) {
+				t.Errorf("file %s of the removed run is still there", f)
+			}
+		}
+		for _, f := range other.Files() {
+			if !exists(f) {
+				t.Errorf("file %s of another staged run was removed", f)
+			}
+		}
+		if n, err := tbl.RemoveRun(ctx, "run-1"); err != nil || n != 0 {
+			t.Errorf("RemoveRun(run-1), a committed run, = %d, %v; want 0, nil", n, err)
+		}
+		if _, err := other.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		checkRows(t, readRows(t, o), s, rows1, makeRows("run-3", "c", 6))
+	})
 }

@@ -259,9 +259,12 @@ type Pending struct {
 // memory stays flat, one file per day of _seen_at (more when one grows
 // past the table's target file size). rows is called once; it stops when
 // yield returns an error, and returns that error. Row.FetchedAt fills
-// _seen_at; Row.Hash is not stored.
+// _seen_at; Row.Hash is not stored. The files' names carry
+// t.RunUUID(runID), so RemoveRun finds them: a run id is staged once by
+// a config (staging it again would write over the same names).
 //
-// A failed Stage may leave data files behind; RemoveOrphans deletes them.
+// A failed Stage may leave data files behind; RemoveRun (or, an hour
+// later, RemoveOrphans) deletes them.
 func (t *Table) Stage(ctx context.Context, runID string, rows func(yield func(sink.Row) error) error) (*Pending, error) {
 	tbl, err := t.load(ctx)
 	if err != nil {
@@ -276,7 +279,7 @@ func (t *Table) Stage(ctx context.Context, runID string, rows func(yield func(si
 		return nil, fmt.Errorf("iceberg table %s: %w", t.Where(), err)
 	}
 	p := &Pending{t: t, runID: runID, base: tbl}
-	for df, err := range table.WriteRecords(ctx, tbl, asc, cv.batches(rows)) {
+	for df, err := range table.WriteRecords(ctx, tbl, asc, cv.batches(rows), table.WithWriteUUID(t.RunUUID(runID))) {
 		if err != nil {
 			return nil, fmt.Errorf("write data files of run %s into iceberg table %s: %w", runID, t.Where(), err)
 		}
