@@ -176,8 +176,13 @@ func (r *tableReader) run() {
 		}
 		v, err := r.lk.load(ctx, cat)
 		if err != nil && !seenTable {
-			// The catalog's tables or the table are not there yet.
+			// The catalog's tables or the table are not there yet. The
+			// reader connects again: a connection made while the writer
+			// created the catalog's tables may have judged their layout
+			// from a half-made catalog.
 			r.early++
+			_ = cat.Close()
+			cat = nil
 			continue
 		}
 		if err != nil {
@@ -238,6 +243,8 @@ func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) {
 	if len(r.errs) > 0 {
 		t.Fatalf("the reader: %s", strings.Join(r.errs[:min(len(r.errs), 5)], "; "))
 	}
+	t.Logf("the reader polled the table %d times (and %d times before it had a snapshot) and saw %d distinct current snapshots; it read %d snapshots of the history by id",
+		r.polls, r.early, len(r.current), len(r.history))
 	final := currentSnapshot(t, lk)
 	for _, seen := range []struct {
 		how   string
@@ -251,8 +258,6 @@ func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) {
 			}
 		}
 	}
-	t.Logf("the reader polled the table %d times (and %d times before it had a snapshot) and saw %d distinct current snapshots; it read %d snapshots of the history by id; each run whole in each",
-		r.polls, r.early, len(r.current), len(r.history))
 	if len(r.current) < minSnapshots {
 		t.Errorf("the reader's polls saw %d distinct snapshots, fewer than %d: it did not watch the loop", len(r.current), minSnapshots)
 	}
