@@ -161,7 +161,7 @@ func (r *tableReader) run() {
 		select {
 		case <-r.stop:
 			return
-		case <-time.After(5 * time.Millisecond):
+		case <-time.After(10 * time.Millisecond):
 		}
 		if cat == nil {
 			// The reader connects once the first run created the catalog.
