@@ -170,7 +170,7 @@ func (a *Attempt) settle(ctx context.Context, p *Publisher, pub state.Publicatio
 		if err != nil {
 			return err
 		}
-		done, err := ctl.hasRunFile(ctx, claim.RunPath(), sink.SuccessFile)
+		done, err := ctl.isCommitted(ctx, claim)
 		if err != nil {
 			return err
 		}
@@ -211,6 +211,9 @@ func unstageAttempt(ctx context.Context, p *Publisher, pub state.Publication) er
 // them, and the state records them under the attempt's name (StepIntent,
 // StepStaged); PutManifest then hands them to the commit.
 func (a *Attempt) Stage(ctx context.Context, r *verdict.RunReport, maxSeq uint64) error {
+	if a.p.Out.Table != nil {
+		return a.stageTable(ctx, r, maxSeq)
+	}
 	runPath := a.claim.RunPath()
 	pub := state.Publication{Protocol: 2, RunID: a.id, Logical: a.shard.RunID, Shard: a.shard.Name(), MaxSeq: maxSeq,
 		Output: a.p.Out.Name, Target: a.p.Out.ID, Dir: runPath}

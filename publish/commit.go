@@ -84,7 +84,7 @@ func Commit(ctx context.Context, out Output, req CommitRequest) (verdict.RunRepo
 		return unusable(fmt.Errorf("run %s in this output was claimed by config %q, not %q (%s)", runID, claim.Config, req.Config, ctl.where(runID, claimFile)))
 	}
 	if claim.PartitionDate != "" {
-		if done, err := ctl.hasRunFile(ctx, claim.RunPath(), sink.SuccessFile); err != nil {
+		if done, err := ctl.isCommitted(ctx, claim); err != nil {
 			return unusable(err)
 		} else if done {
 			return committed(ctx, ctl, req, claim.RunPath())
@@ -105,7 +105,7 @@ func Commit(ctx context.Context, out Output, req CommitRequest) (verdict.RunRepo
 		if !m.Staged {
 			continue
 		}
-		if err := checkStaged(ctx, out.Storage, claim.RunPath(), m); err != nil {
+		if err := checkStaged(ctx, out, claim.RunPath(), m); err != nil {
 			// A shard's parts are gone (an upload a lifecycle rule aborted,
 			// say): the shard must run again.
 			shards[i].Outcome, shards[i].Rule, shards[i].Stop = verdict.OutcomeFailed, 4, verdict.StopError
@@ -144,7 +144,14 @@ func Commit(ctx context.Context, out Output, req CommitRequest) (verdict.RunRepo
 
 // checkStaged reports whether every part a shard manifest lists can
 // still be completed (or was): fs.ErrNotExist when one is gone.
-func checkStaged(ctx context.Context, s Storage, runPath string, m shardManifest) error {
+func checkStaged(ctx context.Context, out Output, runPath string, m shardManifest) error {
+	if out.Table != nil {
+		if m.Rows == 0 {
+			return nil
+		}
+		return out.Table.CheckStaged(ctx, m.Table)
+	}
+	s := out.Storage
 	parts, err := m.parts(runPath)
 	if err != nil {
 		return err
@@ -172,7 +179,7 @@ func follow(ctx context.Context, ctl control, req CommitRequest, claim Claim, d 
 func decidedBefore(ctx context.Context, ctl control, req CommitRequest, claim Claim, d decision) (verdict.RunReport, error) {
 	staged := false
 	for _, m := range d.Shards {
-		staged = staged || (m.Staged && len(m.Files) > 0)
+		staged = staged || m.holdsData()
 	}
 	if !staged {
 		var r verdict.RunReport
@@ -214,6 +221,9 @@ func finishAndRecord(ctx context.Context, ctl control, req CommitRequest, claim 
 // it the same way. A run whose decided shards staged nothing gets no run
 // folder. It returns the run's verdict.
 func finishCommit(ctx context.Context, ctl control, claim Claim, d decision, after func(Step) error) (verdict.RunReport, error) {
+	if ctl.out.Table != nil {
+		return finishTableCommit(ctx, ctl, claim, d, after)
+	}
 	var r verdict.RunReport
 	if err := json.Unmarshal(d.Verdict, &r); err != nil {
 		return r, fmt.Errorf("run %s: the decision's verdict: %w", claim.RunID, err)
@@ -363,7 +373,16 @@ func writeCommitVerdict(ctx context.Context, ctl control, r verdict.RunReport, r
 // succeeded hands on the same verdict), and ErrCommitted, saying when.
 func committed(ctx context.Context, ctl control, req CommitRequest, runPath string) (verdict.RunReport, error) {
 	var r verdict.RunReport
-	b, err := ctl.out.Storage.Read(ctx, runPath+"/"+sink.VerdictFile)
+	var b []byte
+	var err error
+	where := ctl.out.Where(runPath + "/" + sink.SuccessFile)
+	if ctl.out.Table != nil {
+		// A table's run has its verdict and _SUCCESS among control files.
+		b, err = ctl.read(ctx, req.RunID, sink.VerdictFile)
+		where = ctl.where(req.RunID, sink.SuccessFile)
+	} else {
+		b, err = ctl.out.Storage.Read(ctx, runPath+"/"+sink.VerdictFile)
+	}
 	if err == nil {
 		err = json.Unmarshal(b, &r)
 	}
@@ -371,10 +390,13 @@ func committed(ctx context.Context, ctl control, req CommitRequest, runPath stri
 		r = verdict.RunReport{Config: req.Config, RunID: req.RunID, SchemaVersion: verdict.SchemaVersion, StartedAt: req.At, FinishedAt: req.At,
 			Started: true, Crawl: verdict.Crawl{Stop: verdict.StopQueueEmpty, Gaps: []verdict.Gap{}, Breaker: verdict.Breaker{Events: []verdict.BreakerEvent{}}},
 			Outcome: verdict.OutcomeSuccess, Export: verdict.Export{Published: true, Path: ctl.out.Where(runPath), Files: []string{}}}
+		if ctl.out.Table != nil {
+			r.Export.Path = ctl.out.Table.Where()
+		}
 	}
 	when := ""
 	if d, err := ctl.readDecision(ctx, req.RunID); err == nil && d.Decision == decideCommit {
 		when = fmt.Sprintf(", at %s (by %s)", d.At.UTC().Format(time.RFC3339), d.By)
 	}
-	return r, fmt.Errorf("run %s was %w%s: this commit changed nothing (%s)", req.RunID, ErrCommitted, when, ctl.out.Where(runPath+"/"+sink.SuccessFile))
+	return r, fmt.Errorf("run %s was %w%s: this commit changed nothing (%s)", req.RunID, ErrCommitted, when, where)
 }

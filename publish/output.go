@@ -34,6 +34,10 @@ type Output struct {
 	// Tidy removes what releases before this protocol left staged and no
 	// publication records (a folder's old staging folders); nil: nothing.
 	Tidy func() error
+	// Table, when set, is the table the output publishes into: Storage
+	// then holds only the control files of the logical runs sharded into
+	// it (see stageTable).
+	Table Table
 	// Close releases the output.
 	Close func() error
 }

@@ -156,6 +156,10 @@ func (p *Publisher) rollBack(ctx context.Context, pub state.Publication) error {
 // parts under its prefix, and, where parts are objects once finished, the
 // objects there.
 func (p *Publisher) unstage(ctx context.Context, pub state.Publication) error {
+	if p.Out.Table != nil {
+		_, err := p.Out.Table.RemoveRun(ctx, pub.RunID)
+		return err
+	}
 	prefix := partsPrefix(pub.Dir, pub.Shard, attemptOf(pub))
 	if _, err := p.Out.Storage.AbortStaged(ctx, prefix, ownStaged(prefix)); err != nil {
 		return err

@@ -112,6 +112,15 @@ type shardManifest struct {
 	// an earlier release wrote (its Parts are empty).
 	Uploads map[string]string `json:"uploads,omitempty"`
 	Schema  []sink.Column     `json:"schema,omitempty"`
+	// Table describes the data files the attempt staged in a table
+	// (Output.Table), for Table.CommitStaged.
+	Table json.RawMessage `json:"table,omitempty"`
+}
+
+// holdsData reports whether the attempt staged anything to publish:
+// part files, or rows of a table.
+func (m shardManifest) holdsData() bool {
+	return m.Staged && (len(m.Files) > 0 || (len(m.Table) > 0 && m.Rows > 0))
 }
 
 // parts are the manifest's staged parts in runPath, from Parts or, in a

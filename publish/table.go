@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -30,6 +31,14 @@ type Table interface {
 	// RemoveRun deletes the data files Stage wrote for runID that no
 	// commit references, whatever their age: a publish rolled back.
 	RemoveRun(ctx context.Context, runID string) (int, error)
+	// CommitStaged adds the data files staged describes (TableCommit.Staged
+	// of one or more writers) in one commit carrying runID, unless a
+	// commit of the table carries it already; it returns the commit's
+	// snapshot id and the files.
+	CommitStaged(ctx context.Context, runID string, staged []json.RawMessage) (snapshot int64, files []string, err error)
+	// CheckStaged reports whether the data files staged describes are all
+	// still there: an error wrapping fs.ErrNotExist when one is gone.
+	CheckStaged(ctx context.Context, staged json.RawMessage) error
 	// RemoveOrphans deletes the data files no commit references that are
 	// older than minAge (a staged append a crash cut short).
 	RemoveOrphans(ctx context.Context, minAge time.Duration) (int, error)
@@ -44,6 +53,9 @@ const OrphanAge = time.Hour
 // commit carrying the run id, and says what it published.
 type TableCommit interface {
 	Commit(ctx context.Context) (files []string, err error)
+	// Staged describes the staged data files for Table.CommitStaged, in
+	// another process, and lists them.
+	Staged() (desc json.RawMessage, files []string, err error)
 }
 
 // TablePublisher publishes a state's pending versions into a Table by

@@ -25,6 +25,9 @@ type CommitOptions struct {
 	// of publish.CommitSteps; an error it returns abandons the commit
 	// right there, as a crash would.
 	AfterCommitStep func(PublishStep) error
+	// Getenv reads the environment for the secrets of an Iceberg output's
+	// catalog (PGPASSWORD); nil means os.Getenv.
+	Getenv func(string) string
 }
 
 // Commit is the job commit of a logical run of count shards of cfg, the
@@ -49,7 +52,7 @@ func Commit(ctx context.Context, cfg config.Config, runID string, count int, opt
 	if err := (Shard{Count: count, RunID: runID}).Valid(); err != nil {
 		return verdict.OutputUnusable(cfg.Name, at, err.Error()), err
 	}
-	out, err := openOutput(ctx, cfg.Output, opts.StoreTimeout, true)
+	out, err := openRunOutput(ctx, cfg, Options{StoreTimeout: opts.StoreTimeout, Getenv: opts.Getenv})
 	if err != nil {
 		logStoreAnswer(log, err)
 		err = fmt.Errorf("%s: %w: %w", cfg.Name, ErrOutput, err)

@@ -4,6 +4,8 @@ package stage
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -14,18 +16,52 @@ import (
 	"github.com/databrew/databrew-stage/sink"
 )
 
+// openTable opens the config's Iceberg table, creating it (or the
+// columns the config added) if missing.
+func openTable(ctx context.Context, cfg config.Config, getenv func(string) string) (*icebergTable, error) {
+	ic := cfg.Iceberg
+	schema := sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones)
+	t, err := iceberg.Open(ctx, iceberg.Options{Catalog: ic.Catalog, URI: ic.URI, Warehouse: ic.Warehouse,
+		Namespace: ic.Namespace, Table: ic.Table, Config: cfg.Name, Getenv: getenv}, schema)
+	if err != nil {
+		return nil, fmt.Errorf("%s (the [iceberg] table at line %d): %w", cfg.Output, ic.Line, err)
+	}
+	return &icebergTable{t: t}, nil
+}
+
+// openTableOutput opens the config's Iceberg table as the output of a
+// logical run's shards and its commit: the table, and the folder or
+// bucket prefix under the table's location that holds the runs' control
+// files (iceberg.ControlFolder).
+func openTableOutput(ctx context.Context, cfg config.Config, getenv func(string) string, storeTimeout time.Duration) (publish.Output, error) {
+	table, err := openTable(ctx, cfg, getenv)
+	if err != nil {
+		return publish.Output{}, err
+	}
+	where, err := table.t.ControlOutput(ctx)
+	var ctl publish.Output
+	if err == nil {
+		ctl, err = openOutput(ctx, where, storeTimeout, true)
+	}
+	if err != nil {
+		_ = table.Close()
+		return publish.Output{}, fmt.Errorf("%s: the control files of its sharded runs: %w", cfg.Output, err)
+	}
+	return publish.Output{Storage: ctl.Storage, Name: cfg.Output, ID: table.ID(), Table: table, Sweep: ctl.Sweep,
+		Runs:  table.t.Runs,
+		Close: func() error { return errors.Join(ctl.Close(), table.Close()) }}, nil
+}
+
 // openTableExporter opens the config's Iceberg table, creating it (or
 // the columns the config added) before anything is crawled, and returns
 // the exporter publishing into it and how many runs it holds (0 or 1).
 func openTableExporter(ctx context.Context, cfg config.Config, opts Options, log *slog.Logger) (*exporter, int, error) {
-	ic := cfg.Iceberg
-	schema := sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones)
-	t, err := iceberg.Open(ctx, iceberg.Options{Catalog: ic.Catalog, URI: ic.URI, Warehouse: ic.Warehouse,
-		Namespace: ic.Namespace, Table: ic.Table, Config: cfg.Name, Getenv: opts.getenv()}, schema)
+	table, err := openTable(ctx, cfg, opts.getenv())
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s (the [iceberg] table at line %d): %w", cfg.Output, ic.Line, err)
+		return nil, 0, err
 	}
-	table := &icebergTable{t: t}
+	t := table.t
+	schema := sink.SchemaFor(cfg.Extract.Fields, cfg.Export.Tombstones)
 	runs, err := t.Runs(ctx)
 	if err != nil {
 		_ = t.Close()
@@ -52,6 +88,14 @@ func (a *icebergTable) RemoveRun(ctx context.Context, runID string) (int, error)
 	return a.t.RemoveRun(ctx, runID)
 }
 
+func (a *icebergTable) CommitStaged(ctx context.Context, runID string, staged []json.RawMessage) (int64, []string, error) {
+	return a.t.CommitStaged(ctx, runID, staged)
+}
+
+func (a *icebergTable) CheckStaged(ctx context.Context, staged json.RawMessage) error {
+	return a.t.CheckStaged(ctx, staged)
+}
+
 func (a *icebergTable) FindRun(ctx context.Context, runID string) (bool, error) {
 	_, found, err := a.t.FindRun(ctx, runID)
 	return found, err
@@ -73,4 +117,9 @@ func (c icebergCommit) Commit(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	return c.p.Files(), nil
+}
+
+func (c icebergCommit) Staged() (json.RawMessage, []string, error) {
+	b, err := c.p.Staged()
+	return b, c.p.Files(), err
 }

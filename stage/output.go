@@ -22,12 +22,21 @@ import (
 // bounds each request to object storage (0: the default).
 func openOutput(ctx context.Context, output string, storeTimeout time.Duration, preflight bool) (publish.Output, error) {
 	if config.IsIceberg(output) {
-		return publish.Output{}, fmt.Errorf("output %s: an Iceberg table takes whole runs only, not shards", output)
+		return publish.Output{}, fmt.Errorf("output %s: an Iceberg table is opened from its config's [iceberg] section", output)
 	}
 	if config.IsObjectStore(output) {
 		return openObjectOutput(ctx, output, storeTimeout, preflight)
 	}
 	return openFolderOutput(output)
+}
+
+// openRunOutput opens cfg's output for a run: its table's, for an
+// Iceberg output (see openTableOutput), else openOutput's.
+func openRunOutput(ctx context.Context, cfg config.Config, opts Options) (publish.Output, error) {
+	if cfg.Iceberg != nil {
+		return openTableOutput(ctx, cfg, opts.getenv(), opts.StoreTimeout)
+	}
+	return openOutput(ctx, cfg.Output, opts.StoreTimeout, true)
 }
 
 // openObjectOutput opens an output in object storage.

@@ -69,17 +69,13 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	// would not know the runs it holds) and before any request is sent.
 	var x *exporter
 	var runs int
-	if cfg.Iceberg != nil {
-		if opts.Shard != nil {
-			err := fmt.Errorf("output %s: shards cannot publish into an Iceberg table yet; run the config whole", cfg.Output)
-			return shardNotStarted(cfg, opts.Shard, startedAt, err, log)
-		}
+	if cfg.Iceberg != nil && opts.Shard == nil {
 		if x, runs, err = openTableExporter(crawlCtx, cfg, opts, log); err != nil {
 			return outputUnusable(cfg, startedAt, err, log)
 		}
 		defer x.table.Close()
 	} else {
-		out, err := openOutput(crawlCtx, cfg.Output, opts.StoreTimeout, true)
+		out, err := openRunOutput(crawlCtx, cfg, opts)
 		if err != nil {
 			return outputUnusable(cfg, startedAt, err, log)
 		}
@@ -91,6 +87,9 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 				day = opts.PartitionDate
 			}
 			x.attempt, err = publish.OpenShard(crawlCtx, x.pub, opts.Shard.ref(), day, given, func(ctx context.Context, name string) (publish.Output, error) {
+				if name == cfg.Output {
+					return openRunOutput(ctx, cfg, opts)
+				}
 				return openOutput(ctx, name, opts.StoreTimeout, true)
 			})
 			if err != nil {

@@ -291,7 +291,14 @@ func (s *stageBin) killAtPublishStep(step string) {
 // and kills it there with SIGKILL.
 func killAt(t *testing.T, bin, cfgPath, step string) {
 	t.Helper()
-	cmd := exec.Command(bin, "run", cfgPath)
+	killCommandAt(t, bin, step, "run", cfgPath)
+}
+
+// killCommandAt runs the binary with args, pausing it at the publish
+// step step, and kills it there with SIGKILL.
+func killCommandAt(t *testing.T, bin, step string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "GORACE="+subprocessGORACE(), pauseEnv+"="+step)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
