@@ -45,7 +45,7 @@ func TestCrashLoopS3(t *testing.T) {
 		defer close(done)
 		r.run(stop)
 	}()
-	crashLoop(t, bin, t.TempDir(), lk, "")
+	crashLoop(t, bin, t.TempDir(), lk, crashOptions{})
 	close(stop)
 	<-done
 	r.check(t)
@@ -74,6 +74,8 @@ func (l *s3Lake) keys(t testing.TB) []string {
 	}
 	return ks
 }
+
+func (l *s3Lake) rows(t *testing.T) ([]publishedRow, error) { return folderRows(t, l.runs(t)) }
 
 // runs lists the run prefixes holding objects, downloading the part
 // files of each through S3 into local files.

@@ -285,7 +285,8 @@ func runOf(key string) string {
 	return parts[0] + "/" + parts[1]
 }
 
-func (l *shardedLake) runs(t *testing.T) []publishedRun { return l.runsIn(t, runOf) }
+func (l *shardedLake) runs(t *testing.T) []publishedRun          { return l.runsIn(t, runOf) }
+func (l *shardedLake) rows(t *testing.T) ([]publishedRow, error) { return folderRows(t, l.runs(t)) }
 
 // debris names the uploads left open and the run folders without
 // _SUCCESS after a trial's commit.
@@ -457,6 +458,8 @@ func (f *shardedFolder) manifestFiles(dir string) ([]string, error) {
 	}
 	return manifestNames(b)
 }
+
+func (f *shardedFolder) rows(t *testing.T) ([]publishedRow, error) { return folderRows(t, f.runs(t)) }
 
 // runs lists the run folders with their parts, in the shards' folders.
 func (f *shardedFolder) runs(t *testing.T) []publishedRun {

@@ -97,7 +97,7 @@ func TestCrashLoop(t *testing.T) {
 	if *crashMount {
 		mounttest.Tmpfs(t, filepath.Join(dir, "out", "books"), "size=64m")
 	}
-	crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")}, "")
+	crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")}, crashOptions{})
 }
 
 // TestCrashLoopRevisit is the crash loop with a [revisit] policy: within
@@ -112,26 +112,76 @@ func TestCrashLoopRevisit(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	skipped := crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")},
-		"\n[revisit]\ncard = \"article.product_pod\"\nmin_after = \"1d\"\nmax_after = \"14d\"\n")
-	if skipped == 0 {
+	res := crashLoop(t, bin, dir, &folderLake{root: filepath.Join(dir, "out", "books")}, crashOptions{
+		extra: "\n[revisit]\ncard = \"article.product_pod\"\nmin_after = \"1d\"\nmax_after = \"14d\"\n"})
+	if res.skipped == 0 {
 		t.Fatal("no completed run skipped an item page: the revisit policy was not at work")
 	}
 }
 
-// crashLoop runs the crash loop's trials against one kind of export root,
-// with extra TOML appended to its config, and returns the items the
-// completed runs skipped.
-func crashLoop(t *testing.T, bin, dir string, lk lake, extra string) (skipped int) {
+// crashOptions shape a crash loop besides its output.
+type crashOptions struct {
+	// extra is TOML appended to the config.
+	extra string
+	// kills says how each run of a trial ends; randomKills when nil.
+	kills killPlan
+	// killWithin bounds the moment of a kill at random; 150 ms when 0.
+	killWithin time.Duration
+}
+
+// killPlan says how run attempt (from 0) of a trial (from 1) ends: "killed
+// at STEP" (paused at that publish step, then killed), "killed at random"
+// or "completed" (not killed).
+type killPlan func(rng *rand.Rand, trial, attempt int) string
+
+// randomKills kills a trial's first 3 runs and 8 in 10 of the others,
+// half of those at a random publish step, half at a random moment.
+func randomKills(rng *rand.Rand, _, attempt int) string {
+	steps := stage.PublishSteps
+	r := rng.IntN(10)
+	if attempt < 3 {
+		r = rng.IntN(8)
+	}
+	switch {
+	case r < 4:
+		return "killed at " + string(steps[rng.IntN(len(steps))])
+	case r < 8:
+		return "killed at random"
+	default:
+		return "completed"
+	}
+}
+
+// crashResult is what a crash loop did.
+type crashResult struct {
+	// skipped counts the item pages the completed runs skipped.
+	skipped int
+	// published lists the run ids of the completed runs that published.
+	published []string
+	// saw holds every item version the site had when a trial's traversal
+	// completed: item -> "title|price".
+	saw map[string]map[string]bool
+}
+
+// crashLoop runs the crash loop's trials against one kind of export root
+// and returns what the completed runs did.
+func crashLoop(t *testing.T, bin, dir string, lk lake, o crashOptions) crashResult {
+	if o.kills == nil {
+		o.kills = randomKills
+	}
+	if o.killWithin == 0 {
+		o.killWithin = 150 * time.Millisecond
+	}
 	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
 	srv := httptest.NewServer(site)
 	defer srv.Close()
-	cfgPath := writeCrashConfig(t, dir, catalogsite.StartURL(srv.URL), lk.output(), extra)
+	cfgPath := writeCrashConfig(t, dir, catalogsite.StartURL(srv.URL), lk.output(), o.extra)
 	hist := &siteHistory{versions: map[string]map[string]bool{}}
 	hist.note(site)
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := map[string]int{}
 	runs := 0
+	res := crashResult{saw: map[string]map[string]bool{}}
 	var trace []string // the runs of the current trial, logged if it fails
 	defer func() {
 		if t.Failed() {
@@ -154,10 +204,12 @@ func crashLoop(t *testing.T, bin, dir string, lk lake, extra string) (skipped in
 				t.Fatalf("trial %d: no clean traversal after 40 runs", trial)
 			}
 			runs++
-			// The first runs of a trial are always killed.
-			how, rep := runOnce(t, bin, cfgPath, lk, rng, attempt < 3)
+			how, rep := runOnce(t, bin, cfgPath, lk, rng, o.kills(rng, trial, attempt), o.killWithin)
 			kills[how]++
-			skipped += rep.Items.Skipped
+			res.skipped += rep.Items.Skipped
+			if rep.Export.Published {
+				res.published = append(res.published, rep.RunID)
+			}
 			trace = append(trace, fmt.Sprintf("%s: stop %q outcome %q gaps %d traversal %+v items %+v export %+v",
 				how, rep.Stop, rep.Outcome, rep.CoverageGaps, rep.Traversal, rep.Items, rep.Export))
 			// Done when a traversal completed without a gap in any of its
@@ -168,9 +220,17 @@ func crashLoop(t *testing.T, bin, dir string, lk lake, extra string) (skipped in
 		}
 		site.ClearFaults()
 		checkExports(t, lk, site, hist, trial)
+		for _, it := range site.Items() {
+			if !it.Removed {
+				if res.saw[it.UPC] == nil {
+					res.saw[it.UPC] = map[string]bool{}
+				}
+				res.saw[it.UPC][fmt.Sprintf("%s|%v", it.Title, it.Price)] = true
+			}
+		}
 	}
-	t.Logf("%d trials, %d runs: %v; %d items skipped", *crashTrials, runs, kills, skipped)
-	return skipped
+	t.Logf("%d trials, %d runs: %v; %d items skipped", *crashTrials, runs, kills, res.skipped)
+	return res
 }
 
 // writeCrashConfig writes the crash loops' config into dir, with extra
@@ -217,27 +277,16 @@ func mutate(site *catalogsite.Site, rng *rand.Rand) {
 	site.Add(2)
 }
 
-// runOnce runs the binary and kills it with SIGKILL: at a random moment,
-// at a publish step, or not at all. It returns how the run ended and, when
-// it completed, its verdict.
-func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, kill bool) (string, verdict.RunReport) {
+// runOnce runs the binary and ends it as how says (see killPlan): killed
+// with SIGKILL at a random moment within killWithin, paused at a publish
+// step and killed there, or not at all. It returns how the run ended and,
+// when it completed, its verdict.
+func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, how string, killWithin time.Duration) (string, verdict.RunReport) {
 	t.Helper()
 	cmd := exec.Command(bin, "run", "--json", cfgPath)
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
-	steps := stage.PublishSteps
-	var how string
-	r := rng.IntN(10)
-	if kill {
-		r = rng.IntN(8)
-	}
-	switch {
-	case r < 4:
-		how = "killed at " + string(steps[rng.IntN(len(steps))])
-		cmd.Env = append(cmd.Env, pauseEnv+"="+strings.TrimPrefix(how, "killed at "))
-	case r < 8:
-		how = "killed at random"
-	default:
-		how = "completed"
+	if step, ok := strings.CutPrefix(how, "killed at "); ok && how != "killed at random" {
+		cmd.Env = append(cmd.Env, pauseEnv+"="+step)
 	}
 	stdout, _ := cmd.StdoutPipe()
 	stderr, _ := cmd.StderrPipe()
@@ -268,8 +317,8 @@ func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, kill bo
 		out <- b
 	}()
 	switch {
-	case strings.HasPrefix(how, "killed at random"):
-		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+	case how == "killed at random":
+		time.Sleep(time.Duration(rng.Int64N(int64(killWithin))))
 		_ = cmd.Process.Kill()
 	case strings.HasPrefix(how, "killed at "):
 		if <-paused { // the run paused inside its publish
@@ -291,53 +340,52 @@ func runOnce(t *testing.T, bin, cfgPath string, lk lake, rng *rand.Rand, kill bo
 	return "completed", rep
 }
 
-// checkExports reads every published file with arrow-go and checks the
-// exactly-once promise over all trials so far: per item, the published
-// rows in run order never repeat a version without a removal between them
-// (a version published twice would be a duplicate), every version is one
-// the site really had (nothing from a stub page), and the last row is the
-// item's current state.
+// checkExports reads every published row and checks the exactly-once
+// promise over all trials so far (see checkVersions).
 func checkExports(t *testing.T, lk lake, site *catalogsite.Site, hist *siteHistory, trial int) {
 	t.Helper()
 	if debris := lk.debris(t); debris != "" {
 		t.Fatalf("trial %d: after a completed run: %s", trial, debris)
 	}
-	type published struct{ order, dir, change, value string }
-	rows := map[string][]published{}
-	for _, run := range lk.runs(t) {
-		d, m := run.dir, run.manifest
-		if !run.complete {
-			t.Fatalf("trial %d: %s has no _SUCCESS after a completed run", trial, d)
-		}
-		// Runs started in the same second are ordered by their manifests.
-		order := m.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000")
-		if len(run.parts) != len(m.Files) {
-			t.Fatalf("trial %d: %s holds %d files, its manifest %d", trial, d, len(run.parts), len(m.Files))
-		}
-		for _, f := range run.parts {
-			rb := sinktest.ReadParquet(t, f)
-			idx := map[string]int{}
-			for i, c := range rb.Columns {
-				idx[c.Name] = i
-			}
-			for _, row := range rb.Rows {
-				key, change := row[idx["_key"]].(string), row[idx["_change"]].(string)
-				value := "removed"
-				if change != "removed" {
-					value = fmt.Sprintf("%s|%v", row[idx["title"]], row[idx["price"]])
-					if !hist.versions[key][value] {
-						t.Fatalf("trial %d: %s holds %q for item %s, which the site never had", trial, d, value, key)
-					}
-				}
-				rows[key] = append(rows[key], published{order, d, change, value})
-			}
-		}
+	rows, err := lk.rows(t)
+	if err != nil {
+		t.Fatalf("trial %d: %v", trial, err)
 	}
-	for key, list := range rows {
-		slices.SortFunc(list, func(a, b published) int { return strings.Compare(a.order, b.order) })
+	checkVersions(t, rows, site, hist, trial)
+}
+
+// publishedRow is one row an export holds: a version of an item (or its
+// removal) that a run published.
+type publishedRow struct {
+	// order sorts the runs in the order they were published.
+	order string
+	// run names the run (its folder, or its run id).
+	run string
+	// key and change are the row's _key and _change.
+	key, change string
+	// value is "title|price", or "removed".
+	value string
+}
+
+// checkVersions checks the rows an export holds: per item, the rows in
+// run order never repeat a version without a removal between them (a
+// version published twice would be a duplicate), the first is new, every
+// version is one the site really had (nothing from a stub page), and the
+// last row is the item's current state.
+func checkVersions(t *testing.T, rows []publishedRow, site *catalogsite.Site, hist *siteHistory, trial int) {
+	t.Helper()
+	byKey := map[string][]publishedRow{}
+	for _, r := range rows {
+		if r.change != "removed" && !hist.versions[r.key][r.value] {
+			t.Fatalf("trial %d: %s holds %q for item %s, which the site never had", trial, r.run, r.value, r.key)
+		}
+		byKey[r.key] = append(byKey[r.key], r)
+	}
+	for key, list := range byKey {
+		slices.SortStableFunc(list, func(a, b publishedRow) int { return strings.Compare(a.order, b.order) })
 		for i := 1; i < len(list); i++ {
 			if list[i].value == list[i-1].value {
-				t.Fatalf("trial %d: item %s published %q twice in a row (%s, %s)", trial, key, list[i].value, list[i-1].dir, list[i].dir)
+				t.Fatalf("trial %d: item %s published %q twice in a row (%s, %s)", trial, key, list[i].value, list[i-1].run, list[i].run)
 			}
 		}
 		if list[0].change != "new" {
@@ -346,7 +394,7 @@ func checkExports(t *testing.T, lk lake, site *catalogsite.Site, hist *siteHisto
 	}
 	for _, it := range site.Items() {
 		var got string
-		if list := rows[it.UPC]; len(list) > 0 {
+		if list := byKey[it.UPC]; len(list) > 0 {
 			got = list[len(list)-1].value
 		}
 		switch want := fmt.Sprintf("%s|%v", it.Title, it.Price); {
@@ -359,15 +407,54 @@ func checkExports(t *testing.T, lk lake, site *catalogsite.Site, hist *siteHisto
 	}
 }
 
+// rowValue is what checkVersions compares of a row: "title|price", or
+// "removed" for a removal.
+func rowValue(change string, title, price any) string {
+	if change == "removed" {
+		return "removed"
+	}
+	return fmt.Sprintf("%s|%v", title, price)
+}
+
+// folderRows reads the part files of run folders with arrow-go, each run
+// whole (its _SUCCESS there, as many parts as its manifest lists).
+func folderRows(t *testing.T, runs []publishedRun) ([]publishedRow, error) {
+	var rows []publishedRow
+	for _, run := range runs {
+		d, m := run.dir, run.manifest
+		if !run.complete {
+			return nil, fmt.Errorf("%s has no _SUCCESS after a completed run", d)
+		}
+		// Runs started in the same second are ordered by their manifests.
+		order := m.CreatedAt.UTC().Format("2006-01-02T15:04:05.000000000")
+		if len(run.parts) != len(m.Files) {
+			return nil, fmt.Errorf("%s holds %d files, its manifest %d", d, len(run.parts), len(m.Files))
+		}
+		for _, f := range run.parts {
+			rb := sinktest.ReadParquet(t, f)
+			idx := map[string]int{}
+			for i, c := range rb.Columns {
+				idx[c.Name] = i
+			}
+			for _, row := range rb.Rows {
+				key, change := row[idx["_key"]].(string), row[idx["_change"]].(string)
+				rows = append(rows, publishedRow{order: order, run: d, key: key, change: change,
+					value: rowValue(change, row[idx["title"]], row[idx["price"]])})
+			}
+		}
+	}
+	return rows, nil
+}
+
 // lake is an export root the crash loop publishes into.
 type lake interface {
 	// output is the config's output.
 	output() string
 	// env is what the binary's environment needs besides the test's.
 	env() []string
-	// runs lists the run folders, each with its parts readable as local
-	// files.
-	runs(t *testing.T) []publishedRun
+	// rows reads every row the output holds; an error when a run is not
+	// whole.
+	rows(t *testing.T) ([]publishedRow, error)
 	// debris says what a completed run left that it must not have left;
 	// empty when nothing.
 	debris(t *testing.T) string
@@ -388,6 +475,9 @@ type folderLake struct{ root string }
 func (f *folderLake) output() string { return f.root }
 func (f *folderLake) env() []string  { return nil }
 
+func (f *folderLake) rows(t *testing.T) ([]publishedRow, error) { return folderRows(t, f.runs(t)) }
+
+// runs lists the run folders, each with its parts.
 func (f *folderLake) runs(t *testing.T) []publishedRun {
 	var out []publishedRun
 	dirs, _ := filepath.Glob(filepath.Join(f.root, "dt=*", "run=*"))
