@@ -53,6 +53,12 @@ type StageRunFacet struct {
 // DatasetFacets are the facets of a dataset; nil ones are left out.
 type DatasetFacets struct {
 	Schema *SchemaFacet `json:"schema,omitempty"`
+	// Symlinks, Storage and Version are an Iceberg table's: its name in
+	// the catalog, the table and file formats, and (in a COMPLETE event)
+	// the snapshot the run committed.
+	Symlinks *SymlinksFacet `json:"symlinks,omitempty"`
+	Storage  *StorageFacet  `json:"storage,omitempty"`
+	Version  *VersionFacet  `json:"version,omitempty"`
 }
 
 // SchemaFacet is the schema dataset facet: the export's columns.

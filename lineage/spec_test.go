@@ -41,30 +41,42 @@ const stageFacetFile = "DatabrewStageRunFacet.json"
 
 // ownFiles are the test schemas: the RunEvent, then the schema,
 // outputStatistics and errorMessage facets (each file's root checks the
-// facet under its key in a facets object), then the custom facet.
+// facet under its key in a facets object), then the custom facet, then
+// more dataset facets (an Iceberg table's symlinks, version and storage).
 var ownFiles = []string{
 	"testdata/runevent.schema.json",
 	"testdata/schema-facet.schema.json",
 	"testdata/output-statistics-facet.schema.json",
 	"testdata/error-message-facet.schema.json",
 	stageFacetFile,
+	"testdata/table-facets.schema.json",
 }
 
 // officialFiles are the file names of the official schemas in
-// OPENLINEAGE_SPEC_DIR, in the order of ownFiles, with the schema URL
-// whose document each must be.
+// OPENLINEAGE_SPEC_DIR, in the order of ownFiles (the custom facet, ours,
+// comes after the first four), with the schema URL whose document each
+// must be.
 var officialFiles = []struct{ name, url string }{
 	{"OpenLineage.json", RunEventSchemaURL},
 	{"SchemaDatasetFacet.json", SchemaFacetURL},
 	{"OutputStatisticsOutputDatasetFacet.json", OutputStatisticsFacetURL},
 	{"ErrorMessageRunFacet.json", ErrorMessageFacetURL},
+	{"SymlinksDatasetFacet.json", SymlinksFacetURL},
+	{"DatasetVersionDatasetFacet.json", VersionFacetURL},
+	{"StorageDatasetFacet.json", StorageFacetURL},
 }
 
+// officialFixed is how many of officialFiles come before the custom
+// facet's schema; the rest are more dataset facets.
+const officialFixed = 4
+
 // spec holds one set's compiled schemas: the RunEvent, and each facet
-// file's root, which checks the facet under its key in a facets object.
+// file's root, which checks the facet under its key in a facets object;
+// datasetFacets check an output's facets object besides schema.
 type spec struct {
 	name                                                 string
 	event, schema, outputStatistics, errorMessage, stage *jsonschema.Schema
+	datasetFacets                                        []*jsonschema.Schema
 }
 
 // compileSpec registers each file under its $id, and extra documents under
@@ -91,9 +103,14 @@ func compileSpec(name string, paths []string, extra map[string]any) (spec, error
 	s := spec{name: name}
 	targets := []**jsonschema.Schema{&s.event, &s.schema, &s.outputStatistics, &s.errorMessage, &s.stage}
 	for i, id := range ids {
-		var err error
-		if *targets[i], err = c.Compile(id); err != nil {
+		compiled, err := c.Compile(id)
+		if err != nil {
 			return spec{}, err
+		}
+		if i < len(targets) {
+			*targets[i] = compiled
+		} else {
+			s.datasetFacets = append(s.datasetFacets, compiled)
 		}
 	}
 	return s, nil
@@ -155,10 +172,12 @@ func loadOfficialSpec() (s spec, ok bool, err error) {
 	}
 	officialOnce.Do(func() {
 		paths := make([]string, 0, len(officialFiles)+1)
-		for _, f := range officialFiles {
+		for i, f := range officialFiles {
+			if i == officialFixed {
+				paths = append(paths, stageFacetFile)
+			}
 			paths = append(paths, filepath.Join(dir, f.name))
 		}
-		paths = append(paths, stageFacetFile)
 		officialSpec, officialErr = compileSpec("official schemas in "+dir, paths, nil)
 	})
 	return officialSpec, true, officialErr
@@ -226,8 +245,10 @@ func checkEvent(s spec, line []byte) error {
 	for i, o := range outputs {
 		ds := o.(map[string]any)
 		if facets, ok := ds["facets"]; ok {
-			if err := s.schema.Validate(facets); err != nil {
-				return fmt.Errorf("outputs[%d].facets: %w", i, err)
+			for _, schema := range append([]*jsonschema.Schema{s.schema}, s.datasetFacets...) {
+				if err := schema.Validate(facets); err != nil {
+					return fmt.Errorf("outputs[%d].facets: %w", i, err)
+				}
 			}
 		}
 		if facets, ok := ds["outputFacets"]; ok {
@@ -268,6 +289,10 @@ func sampleEvents(t *testing.T) map[string][]byte {
 	events["RUNNING of a failed shard"] = mustJSON(t, shard.End(shardReport("1-of-4", verdict.OutcomeFailed)))
 	commitDir := t.TempDir()
 	events["COMPLETE of a commit"] = mustJSON(t, logicalTracker(t, commitDir).End(commitReport(t, commitDir)))
+	ice := icebergTracker(t, testIceberg())
+	events["START into an Iceberg table"] = mustJSON(t, ice.Start(testStart))
+	events["COMPLETE into an Iceberg table"] = mustJSON(t, ice.End(icebergReport(testSnapshotID)))
+	events["COMPLETE of an Iceberg run with nothing new"] = mustJSON(t, ice.End(icebergReport(0)))
 	return events
 }
 
@@ -331,6 +356,10 @@ func TestSpecRejects(t *testing.T) {
 	outputStatistics := func(m map[string]any) map[string]any {
 		return m["outputs"].([]any)[0].(map[string]any)["outputFacets"].(map[string]any)["outputStatistics"].(map[string]any)
 	}
+	iceberg := mustJSON(t, icebergTracker(t, testIceberg()).End(icebergReport(testSnapshotID)))
+	datasetFacet := func(m map[string]any, key string) map[string]any {
+		return m["outputs"].([]any)[0].(map[string]any)["facets"].(map[string]any)[key].(map[string]any)
+	}
 	cases := []struct {
 		name    string
 		good    []byte
@@ -358,17 +387,27 @@ func TestSpecRejects(t *testing.T) {
 		{"unknown stage outcome", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["outcome"] = "meh" }, false},
 		{"stage run id with a slash", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["runId"] = "nightly/1" }, false},
 		{"shard not I-of-N", fail, func(m map[string]any) { runFacet(m, "databrew_stage")["shard"] = "2/4" }, false},
+		{"symlink without type", iceberg, func(m map[string]any) {
+			delete(datasetFacet(m, "symlinks")["identifiers"].([]any)[0].(map[string]any), "type")
+		}, false},
+		{"symlinks facet without identifiers", iceberg, func(m map[string]any) { delete(datasetFacet(m, "symlinks"), "identifiers") }, false},
+		{"datasetVersion a number", iceberg, func(m map[string]any) { datasetFacet(m, "version")["datasetVersion"] = 7340955470153711426 }, false},
+		{"version facet without datasetVersion", iceberg, func(m map[string]any) { delete(datasetFacet(m, "version"), "datasetVersion") }, false},
+		{"storage facet without storageLayer", iceberg, func(m map[string]any) { delete(datasetFacet(m, "storage"), "storageLayer") }, false},
+		{"symlink of another type", iceberg, func(m map[string]any) {
+			datasetFacet(m, "symlinks")["identifiers"].([]any)[0].(map[string]any)["type"] = "LOCATION"
+		}, true},
 	}
 	own, _ := loadOwnSpec()
 	for _, s := range specs(t) {
 		t.Run(s.name, func(t *testing.T) {
-			for _, good := range [][]byte{fail, complete} {
+			for _, good := range [][]byte{fail, complete, iceberg} {
 				if err := checkEvent(s, good); err != nil {
 					t.Fatalf("a good event fails: %v\n%s", err, good)
 				}
 			}
 			for _, c := range cases {
-				if c.ownOnly && s != own {
+				if c.ownOnly && s.name != own.name {
 					continue
 				}
 				t.Run(c.name, func(t *testing.T) {
@@ -388,8 +427,9 @@ func TestSpecRejects(t *testing.T) {
 
 // TestSpecVersions: the schema URLs the events carry name the spec
 // versions the events follow (RunEvent of 2-0-2; the schema 1-2-0,
-// outputStatistics 1-0-2 and errorMessage 1-0-1 facets), and the custom
-// facet's URL names its schema's $id.
+// outputStatistics 1-0-2, errorMessage 1-0-1, symlinks 1-0-1, version
+// 1-0-0 and storage 1-0-0 facets), and the custom facet's URL names its
+// schema's $id.
 func TestSpecVersions(t *testing.T) {
 	stageID, _, err := readSchema(stageFacetFile)
 	if err != nil {
@@ -401,6 +441,9 @@ func TestSpecVersions(t *testing.T) {
 		"outputStatistics": "https://openlineage.io/spec/facets/1-0-2/OutputStatisticsOutputDatasetFacet.json#/$defs/OutputStatisticsOutputDatasetFacet",
 		"errorMessage":     "https://openlineage.io/spec/facets/1-0-1/ErrorMessageRunFacet.json#/$defs/ErrorMessageRunFacet",
 		"databrew_stage":   stageID + "#/$defs/DatabrewStageRunFacet",
+		"symlinks":         "https://openlineage.io/spec/facets/1-0-1/SymlinksDatasetFacet.json#/$defs/SymlinksDatasetFacet",
+		"version":          "https://openlineage.io/spec/facets/1-0-0/DatasetVersionDatasetFacet.json#/$defs/DatasetVersionDatasetFacet",
+		"storage":          "https://openlineage.io/spec/facets/1-0-0/StorageDatasetFacet.json#/$defs/StorageDatasetFacet",
 	}
 	seen := map[string]bool{}
 	for name, line := range sampleEvents(t) {

@@ -17,7 +17,7 @@ func (t *Tracker) outputStatistics(exp verdict.Export) *OutputStatisticsFacet {
 		RowCount:  int64(exp.Rows),
 		FileCount: int64(len(exp.Files)),
 	}
-	if t.output.Namespace == LocalNamespace {
+	if t.output.Namespace == LocalNamespace && t.iceberg == nil {
 		if size, ok := localSize(exp.Path, exp.Files); ok {
 			facet.Size = &size
 		}

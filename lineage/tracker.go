@@ -37,6 +37,8 @@ type Tracker struct {
 	// output is the export root with its schema facet; each event adds
 	// its own output facets.
 	output OutputDataset
+	// iceberg is the [iceberg] table of an Iceberg output; nil otherwise.
+	iceberg *config.Iceberg
 }
 
 // NewTracker returns the tracker of a run of cfg in job namespace
@@ -67,21 +69,31 @@ func newTracker(cfg config.Config, namespace, runID, stageRunID string) (*Tracke
 	if namespace == "" {
 		namespace = DefaultNamespace
 	}
-	dsNamespace, dsName, err := DatasetName(cfg.Output)
-	if err != nil {
-		return nil, fmt.Errorf("lineage of config %s: %w", cfg.Name, err)
-	}
 	producer := Producer()
-	return &Tracker{
+	t := &Tracker{
 		runID:      runID,
 		producer:   producer,
 		job:        Job{Namespace: namespace, Name: cfg.Name},
 		config:     cfg.Name,
 		stageRunID: stageRunID,
-		output: OutputDataset{Namespace: dsNamespace, Name: dsName, Facets: DatasetFacets{
+		output: OutputDataset{Facets: DatasetFacets{
 			Schema: &SchemaFacet{BaseFacet: BaseFacet{Producer: producer, SchemaURL: SchemaFacetURL}, Fields: SchemaFields(cfg)},
 		}},
-	}, nil
+	}
+	var err error
+	if config.IsIceberg(cfg.Output) {
+		var symlink SymlinkIdentifier
+		t.output.Namespace, t.output.Name, symlink, err = icebergDataset(cfg.Iceberg, "")
+		t.iceberg = cfg.Iceberg
+		t.output.Facets.Symlinks = &SymlinksFacet{BaseFacet: t.base(SymlinksFacetURL), Identifiers: []SymlinkIdentifier{symlink}}
+		t.output.Facets.Storage = &StorageFacet{BaseFacet: t.base(StorageFacetURL), StorageLayer: verdict.TableFormatIceberg, FileFormat: "parquet"}
+	} else {
+		t.output.Namespace, t.output.Name, err = DatasetName(cfg.Output)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lineage of config %s: %w", cfg.Name, err)
+	}
+	return t, nil
 }
 
 // Shard returns the tracker of shard name (such as "2-of-4") of t's
@@ -124,7 +136,7 @@ func (t *Tracker) End(rep verdict.RunReport) RunEvent {
 	if rep.Export.Published {
 		facets.Stage.ExportPath = rep.Export.Path
 	}
-	output := t.output
+	output := t.tableOutput(t.output, rep.Export.Table)
 	if t.shard != "" {
 		return t.event(EventRunning, at, facets, output)
 	}

@@ -42,6 +42,9 @@ type Table interface {
 	// RemoveOrphans deletes the data files no commit references that are
 	// older than minAge (a staged append a crash cut short).
 	RemoveOrphans(ctx context.Context, minAge time.Duration) (int, error)
+	// Describe names the table in a verdict's export section: its
+	// format, name, catalog and location, without a snapshot id.
+	Describe() verdict.Table
 }
 
 // OrphanAge is how old a data file no commit references must be before a
@@ -50,9 +53,11 @@ type Table interface {
 const OrphanAge = time.Hour
 
 // TableCommit is a staged append: Commit makes it the table's, in one
-// commit carrying the run id, and says what it published.
+// commit carrying the run id, and says what it published: the id of the
+// snapshot that commit made (0 when it had nothing to commit) and the
+// data files.
 type TableCommit interface {
-	Commit(ctx context.Context) (files []string, err error)
+	Commit(ctx context.Context) (snapshotID int64, files []string, err error)
 	// Staged describes the staged data files for Table.CommitStaged, in
 	// another process, and lists them.
 	Staged() (desc json.RawMessage, files []string, err error)
@@ -76,7 +81,8 @@ type TablePublisher struct {
 }
 
 // Publish publishes the pending versions up to maxSeq as run r, and fills
-// r.Export.
+// r.Export, whose table object names the table and the snapshot the
+// commit made.
 func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxSeq uint64) error {
 	pub := state.Publication{Protocol: 2, RunID: r.RunID, MaxSeq: maxSeq, Target: p.Table.ID(), Output: p.Table.Where()}
 	if err := p.Ledger.BeginPublish(pub); err != nil {
@@ -105,11 +111,12 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	if err := reached(p.AfterStep, StepStaged); err != nil {
 		return err
 	}
-	files, err := staged.Commit(context.WithoutCancel(ctx))
+	snapshotID, files, err := staged.Commit(context.WithoutCancel(ctx))
 	if err != nil {
 		return fmt.Errorf("commit export into %s: %w", p.Table.Where(), err)
 	}
-	r.Export = verdict.Export{Published: true, Path: p.Table.Where(), Files: files, Rows: rows}
+	r.Export = verdict.Export{Published: true, Path: p.Table.Where(), Files: files, Rows: rows, Table: p.Describe()}
+	r.Export.Table.SnapshotID = snapshotID
 	for _, s := range []Step{StepDecided, StepVisible, StepCompleted} {
 		if err := reached(p.AfterStep, s); err != nil {
 			return err
@@ -117,6 +124,14 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	}
 	_, err = p.Ledger.CommitPublish(r.RunID)
 	return err
+}
+
+// Describe is the verdict's table object of the table, without a
+// snapshot id: what a run's export section says of a table output before
+// (or without) publishing into it.
+func (p *TablePublisher) Describe() *verdict.Table {
+	t := p.Table.Describe()
+	return &t
 }
 
 // Reconcile resolves the publishes a crash interrupted (see

@@ -51,10 +51,10 @@ func (a *Attempt) stageTable(ctx context.Context, r *verdict.RunReport, maxSeq u
 		})
 	}
 	staged, err := t.Stage(ctx, a.id, each)
-	var desc json.RawMessage
+	var described json.RawMessage
 	var files []string
 	if err == nil {
-		desc, files, err = staged.Staged()
+		described, files, err = staged.Staged()
 	}
 	if err != nil {
 		// Nothing references what it wrote: remove it now, or the shard's
@@ -71,12 +71,13 @@ func (a *Attempt) stageTable(ctx context.Context, r *verdict.RunReport, maxSeq u
 	if err := reached(a.p.AfterStep, StepStaged); err != nil {
 		return err
 	}
-	r.Export = verdict.Export{Staged: true, Path: t.Where(), Files: files, Rows: rows,
+	desc := t.Describe()
+	r.Export = verdict.Export{Staged: true, Path: t.Where(), Files: files, Rows: rows, Table: &desc,
 		Reason: fmt.Sprintf("staged for the commit of run %s (databrew-stage commit --run-id %s --shards %d)", a.shard.RunID, a.shard.RunID, a.shard.Count)}
 	if files == nil {
 		r.Export.Files = []string{}
 	}
-	a.staged = &shardManifest{Staged: true, Rows: int64(rows), Changes: changes, Files: []sink.FileInfo{}, Table: desc}
+	a.staged = &shardManifest{Staged: true, Rows: int64(rows), Changes: changes, Files: []sink.FileInfo{}, Table: described}
 	return nil
 }
 
@@ -114,14 +115,16 @@ func finishTableCommit(ctx context.Context, ctl control, claim Claim, d decision
 		r.Export = verdict.Export{Files: []string{}, Reason: ReasonNothing}
 		return r, nil
 	}
-	_, files, err := t.CommitStaged(ctx, claim.RunID, staged)
+	snapshot, files, err := t.CommitStaged(ctx, claim.RunID, staged)
 	if err != nil {
 		return r, err
 	}
 	if err := reached(after, StepVisible); err != nil {
 		return r, err
 	}
-	r.Export = verdict.Export{Published: true, Path: t.Where(), Files: files, Rows: rows}
+	desc := t.Describe()
+	desc.SnapshotID = snapshot
+	r.Export = verdict.Export{Published: true, Path: t.Where(), Files: files, Rows: rows, Table: &desc}
 	vb, err := EncodeVerdict(r)
 	if err != nil {
 		return r, err

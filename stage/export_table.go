@@ -14,6 +14,7 @@ import (
 	"github.com/databrew/databrew-stage/publish"
 	"github.com/databrew/databrew-stage/publish/iceberg"
 	"github.com/databrew/databrew-stage/sink"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // openTable opens the config's Iceberg table, creating it (or the
@@ -26,7 +27,12 @@ func openTable(ctx context.Context, cfg config.Config, getenv func(string) strin
 	if err != nil {
 		return nil, fmt.Errorf("%s (the [iceberg] table at line %d): %w", cfg.Output, ic.Line, err)
 	}
-	return &icebergTable{t: t}, nil
+	location, err := t.Location(ctx)
+	if err != nil {
+		_ = t.Close()
+		return nil, fmt.Errorf("%s: %w", cfg.Output, err)
+	}
+	return &icebergTable{t: t, location: location}, nil
 }
 
 // openTableOutput opens the config's Iceberg table as the output of a
@@ -73,12 +79,20 @@ func openTableExporter(ctx context.Context, cfg config.Config, opts Options, log
 	return x, runs, nil
 }
 
-// icebergTable is an Iceberg table as the publish protocol's Table.
-type icebergTable struct{ t *iceberg.Table }
+// icebergTable is an Iceberg table as the publish protocol's Table;
+// location is the table's as the catalog had it when the run opened it.
+type icebergTable struct {
+	t        *iceberg.Table
+	location string
+}
 
 func (a *icebergTable) ID() string    { return a.t.ID() }
 func (a *icebergTable) Where() string { return a.t.Where() }
 func (a *icebergTable) Close() error  { return a.t.Close() }
+
+func (a *icebergTable) Describe() verdict.Table {
+	return verdict.Table{Format: verdict.TableFormatIceberg, Name: a.t.Name(), Catalog: a.t.Catalog(), Location: a.location}
+}
 
 func (a *icebergTable) RemoveOrphans(ctx context.Context, minAge time.Duration) (int, error) {
 	return a.t.RemoveOrphans(ctx, minAge)
@@ -112,11 +126,12 @@ func (a *icebergTable) Stage(ctx context.Context, runID string, rows func(yield 
 // icebergCommit is a staged append of an Iceberg table.
 type icebergCommit struct{ p *iceberg.Pending }
 
-func (c icebergCommit) Commit(ctx context.Context) ([]string, error) {
-	if _, err := c.p.Commit(ctx); err != nil {
-		return nil, err
+func (c icebergCommit) Commit(ctx context.Context) (int64, []string, error) {
+	id, err := c.p.Commit(ctx)
+	if err != nil {
+		return 0, nil, err
 	}
-	return c.p.Files(), nil
+	return id, c.p.Files(), nil
 }
 
 func (c icebergCommit) Staged() (json.RawMessage, []string, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/databrew/databrew-stage/publish"
 
 	"github.com/databrew/databrew-stage/internal/catalogsite"
+	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 	"github.com/databrew/databrew-stage/publish/iceberg"
 	"github.com/databrew/databrew-stage/sink/sinktest"
 	"github.com/databrew/databrew-stage/verdict"
@@ -75,6 +76,10 @@ func TestIceberg_ShardsCommitOneSnapshotPerLogicalRun(t *testing.T) {
 	rows, runs := readIceberg(t, f)
 	if len(runs) != 1 || runs[0] != "r1" {
 		t.Fatalf("snapshots %v, want one of r1", runs)
+	}
+	snaps := icebergtest.Read(t, filepath.Join(f.dir, "catalog.db"), "file://"+filepath.Join(f.dir, "warehouse"), "shop", "books").Snapshots
+	if tb := rep.Export.Table; tb == nil || tb.Name != "shop.books" || len(snaps) != 1 || tb.SnapshotID != snaps[0] {
+		t.Fatalf("the commit's verdict names table %+v; the table's snapshots are %v", tb, snaps)
 	}
 	expectIcebergVersionsOnce(t, f, rows, 60)
 	if _, err := commitRun(t, cfg, "r1", 4); !errors.Is(err, ErrCommitted) {

@@ -14,6 +14,7 @@ import (
 	"github.com/databrew/databrew-stage/internal/testkit/icebergtest"
 	"github.com/databrew/databrew-stage/internal/testkit/pgtest"
 	"github.com/databrew/databrew-stage/internal/testkit/s3test"
+	"github.com/databrew/databrew-stage/verdict"
 )
 
 // icebergConfig is the fixture's config publishing into the Iceberg table
@@ -57,7 +58,9 @@ func icebergRows(tbl icebergtest.Table) ([]icebergRow, []string) {
 // iceberg-go's scan, holds each item version once.
 func TestIceberg_EachRunIsOneSnapshot(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 30})
-	eachRunIsOneSnapshot(t, f, icebergConfig(f), Options{}, func() ([]icebergRow, []string) { return readIceberg(t, f) })
+	eachRunIsOneSnapshot(t, f, icebergConfig(f), Options{}, "sqlite://"+filepath.Join(f.dir, "catalog.db"), func() icebergtest.Table {
+		return icebergtest.Read(t, filepath.Join(f.dir, "catalog.db"), "file://"+filepath.Join(f.dir, "warehouse"), "shop", "books")
+	})
 }
 
 // TestIceberg_EachRunIsOneSnapshotOnPostgreSQL is the same on a
@@ -69,8 +72,8 @@ func TestIceberg_EachRunIsOneSnapshotOnPostgreSQL(t *testing.T) {
 	f.output = "iceberg://shop.books"
 	warehouse := "file://" + filepath.Join(f.dir, "warehouse")
 	cfg := f.config(nil, fmt.Sprintf("\n[iceberg]\nuri = %q\nwarehouse = %q\n", srv.URI, warehouse))
-	eachRunIsOneSnapshot(t, f, cfg, Options{Getenv: srv.Getenv}, func() ([]icebergRow, []string) {
-		return icebergRows(icebergtest.ReadPostgres(t, srv.URI, pgtest.Password, warehouse, "shop", "books"))
+	eachRunIsOneSnapshot(t, f, cfg, Options{Getenv: srv.Getenv}, srv.URI, func() icebergtest.Table {
+		return icebergtest.ReadPostgres(t, srv.URI, pgtest.Password, warehouse, "shop", "books")
 	})
 }
 
@@ -85,8 +88,8 @@ func TestIceberg_EachRunIsOneSnapshotOnS3(t *testing.T) {
 	f.output = "iceberg://shop.books"
 	catalog, warehouse := filepath.Join(f.dir, "catalog.db"), srv.URL("warehouse")
 	cfg := f.config(nil, fmt.Sprintf("\n[iceberg]\nuri = %q\nwarehouse = %q\n", "sqlite://"+catalog, warehouse))
-	eachRunIsOneSnapshot(t, f, cfg, Options{}, func() ([]icebergRow, []string) {
-		return icebergRows(icebergtest.Read(t, catalog, warehouse, "shop", "books"))
+	eachRunIsOneSnapshot(t, f, cfg, Options{}, "sqlite://"+catalog, func() icebergtest.Table {
+		return icebergtest.Read(t, catalog, warehouse, "shop", "books")
 	})
 	data, err := os.ReadDir(filepath.Join(srv.Dir(), s3test.Bucket, "warehouse", "shop.db", "books", "data"))
 	if err != nil || len(data) == 0 {
@@ -96,30 +99,53 @@ func TestIceberg_EachRunIsOneSnapshotOnS3(t *testing.T) {
 
 // eachRunIsOneSnapshot: a first run creates the table and one snapshot
 // holding every item; a rerun with nothing new adds none; a changed price
-// adds one snapshot with that row alone; read reads the table.
-func eachRunIsOneSnapshot(t *testing.T, f *fixture, cfg config.Config, opts Options, read func() ([]icebergRow, []string)) {
+// adds one snapshot with that row alone; read reads the table. Each
+// verdict names the table, in the catalog catalog, and the snapshot its
+// run committed, as the reader sees them.
+func eachRunIsOneSnapshot(t *testing.T, f *fixture, cfg config.Config, opts Options, catalog string, read func() icebergtest.Table) {
 	t.Helper()
 	first := f.run(cfg, opts)
 	if !first.Export.Published || first.Export.Rows != 30 {
 		t.Fatalf("first run: %+v", first.Export)
 	}
-	rows, runs := read()
+	tbl := read()
+	rows, runs := icebergRows(tbl)
 	if len(rows) != 30 || len(runs) != 1 || runs[0] != first.RunID {
 		t.Fatalf("after the first run: %d rows, snapshots of runs %v", len(rows), runs)
 	}
-	if again := f.run(cfg, opts); again.Export.Published {
+	expectVerdictTable(t, "the first run", first, catalog, tbl, tbl.Snapshots[0])
+	again := f.run(cfg, opts)
+	if again.Export.Published {
 		t.Fatalf("a rerun with nothing new published %+v", again.Export)
 	}
-	if _, runs := read(); len(runs) != 1 {
-		t.Fatalf("a rerun with nothing new added snapshots: %v", runs)
+	tbl = read()
+	if len(tbl.Runs) != 1 {
+		t.Fatalf("a rerun with nothing new added snapshots: %v", tbl.Runs)
 	}
+	expectVerdictTable(t, "a rerun with nothing new", again, catalog, tbl, 0)
 	f.site.SetPrice(7, 12.5)
 	third := f.run(cfg, opts)
-	rows, runs = read()
+	tbl = read()
+	rows, runs = icebergRows(tbl)
 	if !third.Export.Published || third.Export.Rows != 1 || len(runs) != 2 || runs[1] != third.RunID {
 		t.Fatalf("after a change: export %+v, snapshots of runs %v", third.Export, runs)
 	}
+	expectVerdictTable(t, "the run after a change", third, catalog, tbl, tbl.Snapshots[1])
 	expectIcebergVersionsOnce(t, f, rows, 31)
+}
+
+// expectVerdictTable checks that the export section of rep names the
+// table shop.books of catalog at the location the reader found, and the
+// snapshot snapshotID (0: none).
+func expectVerdictTable(t *testing.T, what string, rep verdict.RunReport, catalog string, tbl icebergtest.Table, snapshotID int64) {
+	t.Helper()
+	want := verdict.Table{Format: verdict.TableFormatIceberg, Name: "shop.books", Catalog: catalog, Location: tbl.Location, SnapshotID: snapshotID}
+	if got := rep.Export.Table; got == nil || *got != want {
+		t.Fatalf("%s: export.table = %+v, want %+v", what, got, want)
+	}
+	if tbl.Location == "" {
+		t.Fatalf("%s: the reader found no location", what)
+	}
 }
 
 // expectIcebergVersionsOnce checks every item is in the table as new once

@@ -158,6 +158,11 @@ func Run(ctx context.Context, cfg config.Config, opts Options) (verdict.RunRepor
 	case !report.Export.Failed: // failExport has not said why already
 		report.Export = errorExport(runErr)
 	}
+	if x.tablePub != nil && report.Export.Table == nil {
+		// A table output is named whatever the run came to; a publish
+		// adds the snapshot it committed.
+		report.Export.Table = x.tablePub.Describe()
+	}
 	b, err := encodeReport(report)
 	if err == nil {
 		err = writeVerdicts(exportCtx, cfg, x, b)

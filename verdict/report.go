@@ -1,6 +1,7 @@
 package verdict
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -176,18 +177,61 @@ type Export struct {
 	// but not visible, for the commit of the logical run (Path, Files and
 	// Rows describe them); Published stays false until that commit.
 	Staged bool `json:"staged,omitempty"`
+	// Table names the table, when the output is one (an Iceberg table),
+	// and the snapshot the run committed into it; nil (left out) for a
+	// folder or object-storage output, and for a run that never got as
+	// far as its export.
+	Table *Table `json:"table,omitempty"`
+}
+
+// TableFormatIceberg is Table.Format of an Apache Iceberg table.
+const TableFormatIceberg = "iceberg"
+
+// Table is the table a run's output is, in the export section of its
+// verdict, and the snapshot the run committed into it.
+type Table struct {
+	// Format is the table format: TableFormatIceberg.
+	Format string `json:"format"`
+	// Name is the table's name in its catalog, NAMESPACE.TABLE.
+	Name string `json:"name"`
+	// Catalog is the catalog's URI without a password.
+	Catalog string `json:"catalog"`
+	// Location is the table's location as its metadata says (a URL: its
+	// data and metadata files are under it); empty when it is not known.
+	Location string `json:"location,omitempty"`
+	// SnapshotID is the id of the snapshot the run committed (its summary
+	// holds the run id); 0, left out, when the run committed none.
+	SnapshotID int64 `json:"snapshot_id,omitempty"`
+}
+
+// Validate returns an error when the table lacks its format or name, or
+// has a negative snapshot id (Iceberg's are not negative).
+func (t Table) Validate() error {
+	switch {
+	case t.Format == "":
+		return errors.New("export.table has no format")
+	case t.Name == "":
+		return errors.New("export.table has no name")
+	case t.SnapshotID < 0:
+		return fmt.Errorf("export.table has a negative snapshot_id %d", t.SnapshotID)
+	}
+	return nil
 }
 
 // Validate returns an error when the report has no valid stop or outcome,
 // as one decoded from JSON that lacks them (or sets them to null) has: the
 // decoder refuses unknown values but leaves missing ones empty, and an
-// empty stop or outcome cannot be encoded again.
+// empty stop or outcome cannot be encoded again; or when its export names
+// a table that is not valid (see Table.Validate).
 func (r RunReport) Validate() error {
 	if !r.Stop.Valid() {
 		return fmt.Errorf("unknown stop %q", string(r.Stop))
 	}
 	if !r.Outcome.Valid() {
 		return fmt.Errorf("unknown outcome %q", string(r.Outcome))
+	}
+	if r.Export.Table != nil {
+		return r.Export.Table.Validate()
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package verdict
 
 import (
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -54,11 +56,27 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("a not-started report is valid, got %v", err)
 	}
+	for name, tbl := range map[string]*Table{
+		"committed":           {Format: TableFormatIceberg, Name: "shop.books", Catalog: "sqlite:///c.db", Location: "file:///w/shop.db/books", SnapshotID: 1},
+		"nothing committed":   {Format: TableFormatIceberg, Name: "shop.books"},
+		"largest snapshot id": {Format: TableFormatIceberg, Name: "shop.books", SnapshotID: math.MaxInt64},
+	} {
+		r := RunReport{Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: OutcomeSuccess, Export: Export{Table: tbl}}
+		if err := r.Validate(); err != nil {
+			t.Errorf("%s: a valid table refused: %v", name, err)
+		}
+	}
 	for name, r := range map[string]RunReport{
 		"no stop":         {Outcome: OutcomeFailed},
 		"no outcome":      {Crawl: Crawl{Stop: StopError}},
 		"unknown stop":    {Crawl: Crawl{Stop: "done"}, Outcome: OutcomeSuccess},
 		"unknown outcome": {Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: "fine"},
+		"table without a format": {Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: OutcomeSuccess,
+			Export: Export{Table: &Table{Name: "shop.books"}}},
+		"table without a name": {Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: OutcomeSuccess,
+			Export: Export{Table: &Table{Format: TableFormatIceberg}}},
+		"negative snapshot id": {Crawl: Crawl{Stop: StopQueueEmpty}, Outcome: OutcomeSuccess,
+			Export: Export{Table: &Table{Format: TableFormatIceberg, Name: "shop.books", SnapshotID: -1}}},
 	} {
 		if err := r.Validate(); err == nil {
 			t.Errorf("%s: report accepted", name)
@@ -82,5 +100,41 @@ func TestFailsDownstreamWhenFailedOrTheExportFailed(t *testing.T) {
 		if got := r.FailsDownstream(); got != tc.want {
 			t.Errorf("outcome %s, export failed %v: FailsDownstream = %v, want %v", tc.outcome, tc.exportFailed, got, tc.want)
 		}
+	}
+}
+
+// TestExportTableJSON: the table object is left out for an output that
+// is not a table, its snapshot id is an exact 64-bit integer, and a run
+// that committed nothing leaves the id out.
+func TestExportTableJSON(t *testing.T) {
+	encode := func(e Export) string {
+		t.Helper()
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if got := encode(Export{Files: []string{}}); strings.Contains(got, `"table"`) {
+		t.Errorf("an export that is no table names one: %s", got)
+	}
+	const id = int64(math.MaxInt64 - 1) // beyond a float64's exact integers
+	e := Export{Published: true, Files: []string{}, Table: &Table{Format: TableFormatIceberg, Name: "shop.books",
+		Catalog: "sqlite:///c.db", Location: "file:///w/shop.db/books", SnapshotID: id}}
+	got := encode(e)
+	want := `"table":{"format":"iceberg","name":"shop.books","catalog":"sqlite:///c.db","location":"file:///w/shop.db/books","snapshot_id":9223372036854775806}`
+	if !strings.Contains(got, want) {
+		t.Errorf("export = %s, want it to hold %s", got, want)
+	}
+	var back Export
+	if err := json.Unmarshal([]byte(got), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Table == nil || *back.Table != *e.Table {
+		t.Errorf("decoded table = %+v, want %+v", back.Table, e.Table)
+	}
+	e.Table.SnapshotID, e.Table.Location = 0, ""
+	if got := encode(e); !strings.Contains(got, `"table":{"format":"iceberg","name":"shop.books","catalog":"sqlite:///c.db"}`) {
+		t.Errorf("a table nothing was committed into: %s", got)
 	}
 }

@@ -73,7 +73,7 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, 
 		return
 	}
 	if rep.Export.Published {
-		s.ReportMaterialization(asset, rep.RunID, dagsterpipes.Metadata{
+		md := dagsterpipes.Metadata{
 			"rows":    dagsterpipes.Int(rep.Export.Rows),
 			"new":     dagsterpipes.Int(rep.Items.New),
 			"changed": dagsterpipes.Int(rep.Items.Changed),
@@ -81,9 +81,35 @@ func reportToPipes(s *dagsterpipes.Session, rep verdict.RunReport, configs int, 
 			"path":    dagsterpipes.Path(rep.Export.Path),
 			"run_id":  dagsterpipes.Text(rep.RunID),
 			"files":   dagsterpipes.JSON(rep.Export.Files),
-		})
+		}
+		addTableMetadata(md, rep.Export.Table)
+		s.ReportMaterialization(asset, rep.RunID, md)
 	}
 	s.ReportCheck(asset, verdictCheck, !rep.FailsDownstream(), dagsterpipes.SeverityError, verdictMetadata(rep))
+}
+
+// dagsterTableName is Dagster's own metadata key for the name of the
+// table an asset is (TableMetadataSet's table_name).
+const dagsterTableName = "dagster/table_name"
+
+// addTableMetadata adds to a materialization's metadata the table the run
+// published into, when its output is one: its name (as "table" and under
+// Dagster's own key), catalog and location, and the id of the snapshot
+// the run committed.
+func addTableMetadata(md dagsterpipes.Metadata, t *verdict.Table) {
+	if t == nil {
+		return
+	}
+	md["table"] = dagsterpipes.Text(t.Name)
+	md[dagsterTableName] = dagsterpipes.Text(t.Name)
+	md["table_format"] = dagsterpipes.Text(t.Format)
+	md["catalog"] = dagsterpipes.Text(t.Catalog)
+	if t.Location != "" {
+		md["table_location"] = dagsterpipes.Text(t.Location)
+	}
+	if t.SnapshotID != 0 {
+		md["snapshot_id"] = dagsterpipes.Int64(t.SnapshotID)
+	}
 }
 
 // shardVerdictKind is the "kind" of the custom message a shard's run

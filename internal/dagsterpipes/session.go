@@ -132,6 +132,10 @@ func Text(s string) Value { return Value{Raw: s, Type: "text"} }
 // Int is an integer metadata value.
 func Int(n int) Value { return Value{Raw: n, Type: "int"} }
 
+// Int64 is an integer metadata value of 64 bits, such as an Iceberg
+// snapshot id.
+func Int64(n int64) Value { return Value{Raw: n, Type: "int"} }
+
 // Path is a path metadata value.
 func Path(p string) Value { return Value{Raw: p, Type: "path"} }
 

@@ -10,6 +10,12 @@
 // not run this time keep every metric the file held for them, so one file
 // can serve invocations that run different configs.
 //
+// A config whose output is a table (an Iceberg table) also has
+// databrew_stage_last_run_table_info, always 1, whose labels name the
+// table, its format and the snapshot its last run committed (empty when
+// it committed none): a label, since a float64 value holds no 64-bit
+// snapshot id exactly.
+//
 // The run of one shard of a logical run (its verdict names the shard)
 // writes the same metrics labelled with the shard too ("2-of-4"); a whole
 // run, and a logical run as its commit combined it, carry no shard label.

@@ -31,6 +31,7 @@ const (
 	coverageGapsName     = "databrew_stage_last_run_coverage_gaps"
 	outcomeName          = "databrew_stage_last_run_outcome"
 	infoName             = "databrew_stage_last_run_info"
+	tableInfoName        = "databrew_stage_last_run_table_info"
 	lastRunTimestampName = "databrew_stage_last_run_timestamp_seconds"
 	lastSuccessTimeName  = "databrew_stage_last_success_timestamp_seconds"
 )
@@ -41,7 +42,7 @@ type gauges struct {
 	urls, items                            *gauge
 	duration, breakerTrips                 *gauge
 	exportedRows, exportFailed             *gauge
-	coverageGaps, outcome, info            *gauge
+	coverageGaps, outcome, info, tableInfo *gauge
 	lastRunTimestamp, lastSuccessTime      *gauge
 	// byName finds a gauge by its metric name, to carry values over from
 	// a previous file.
@@ -121,6 +122,7 @@ func newGauges(reg prometheus.Registerer) (*gauges, error) {
 		{&g.coverageGaps, coverageGapsName, "URLs in the config's last run whose result was a failure or a page extraction could not use.", nil},
 		{&g.outcome, outcomeName, "1 for the outcome of the config's last run (success, partial or failed), 0 for the other two.", []string{"outcome"}},
 		{&g.info, infoName, "Always 1; the labels say why the config's last run stopped and whether it started at all.", []string{"stop", "started"}},
+		{&g.tableInfo, tableInfoName, "Always 1, for a config whose output is a table (an Iceberg table); the labels name the table (NAMESPACE.TABLE), its format, and the id of the snapshot the config's last run committed into it (empty when it committed none).", []string{"table", "format", "snapshot_id"}},
 		{&g.lastRunTimestamp, lastRunTimestampName, "Unix time the config's last run finished, or was given up when it never started.", nil},
 		{&g.lastSuccessTime, lastSuccessTimeName, "Unix time the config's last run that started and did not fail (success or partial) finished; failed runs and runs that never started leave it as it was.", nil},
 	}

@@ -46,6 +46,16 @@ func (g *gauges) record(rep verdict.RunReport) error {
 	// series: the last run's.
 	g.info.deleteRun(k)
 	s.set(g.info, k, 1, string(rep.Stop), strconv.FormatBool(rep.Started))
+	// The snapshot id is a label, not a value: a float64 holds no 64-bit
+	// id exactly.
+	g.tableInfo.deleteRun(k)
+	if t := rep.Export.Table; t != nil {
+		snapshot := ""
+		if t.SnapshotID != 0 {
+			snapshot = strconv.FormatInt(t.SnapshotID, 10)
+		}
+		s.set(g.tableInfo, k, 1, t.Name, t.Format, snapshot)
+	}
 	if !rep.FinishedAt.IsZero() {
 		s.set(g.lastRunTimestamp, k, unixSeconds(rep.FinishedAt))
 		if movesLastSuccess(rep) {

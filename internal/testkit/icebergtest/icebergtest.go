@@ -29,9 +29,13 @@ const CatalogName = "databrew"
 // Table is what a reader sees of a table: the run id each snapshot
 // carries, oldest first, and the rows of the current snapshot, each a map
 // from column name to value (a string, float64, int64, bool, or nil).
+// Snapshots holds each snapshot's id, in the order of Runs; Location is
+// the table's location as its metadata says.
 type Table struct {
-	Runs []string
-	Rows []map[string]any
+	Runs      []string
+	Rows      []map[string]any
+	Snapshots []int64
+	Location  string
 }
 
 // Read reads the table namespace.name of the SQLite catalog at
@@ -73,9 +77,10 @@ func read(t testing.TB, db *sql.DB, dialect sqlcat.SupportedDialect, warehouse, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out Table
+	out := Table{Location: tbl.Location()}
 	for _, s := range tbl.Metadata().Snapshots() {
 		out.Runs = append(out.Runs, s.Summary.Properties["databrew.run-id"])
+		out.Snapshots = append(out.Snapshots, s.SnapshotID)
 	}
 	if tbl.CurrentSnapshot() == nil {
 		return out
