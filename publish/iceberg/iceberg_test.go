@@ -44,12 +44,12 @@ func testOptions(dir string) Options {
 }
 
 // forEachCatalog runs test on a new table in a SQLite catalog, and in a
-// PostgreSQL catalog on a server of its own (see pgtest: it skips where
-// none is installed).
+// PostgreSQL catalog in a database of its own on the server the
+// package's tests share (see pgtest: it skips where none is installed).
 func forEachCatalog(t *testing.T, test func(t *testing.T, o Options)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, testOptions(t.TempDir())) })
 	t.Run("postgres", func(t *testing.T) {
-		srv := pgtest.Start(t)
+		srv := pgtest.Shared(t)
 		o := testOptions(t.TempDir())
 		o.URI, o.Getenv = srv.URI, srv.Getenv
 		test(t, o)

@@ -32,7 +32,7 @@ func forEachS3Catalog(t *testing.T, test func(t *testing.T, o Options, srv *s3te
 		test(t, o, srv)
 	})
 	t.Run("postgres", func(t *testing.T) {
-		pg := pgtest.Start(t)
+		pg := pgtest.Shared(t)
 		o, srv := s3(t)
 		o.URI, o.Getenv = pg.URI, pg.Getenv
 		test(t, o, srv)

@@ -18,6 +18,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -43,51 +45,71 @@ type Server struct {
 // ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin, err := binDir()
+	skipWithout(t)
+	s, err := start(t.Cleanup)
 	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// skipWithout skips the test when no server is installed, or fails it
+// when DATABREW_REQUIRE_POSTGRES says one must be.
+func skipWithout(t testing.TB) {
+	t.Helper()
+	if _, err := binDir(); err != nil {
 		if os.Getenv("DATABREW_REQUIRE_POSTGRES") != "" {
 			t.Fatalf("pgtest: %v", err)
 		}
 		t.Skipf("pgtest: %v (apt-get install postgresql)", err)
 	}
+}
+
+// start initializes a data folder and runs a server on it; cleanup
+// registers what stops it and removes the folder.
+func start(cleanup func(func())) (*Server, error) {
+	bin, err := binDir()
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	cleanup(func() { _ = os.RemoveAll(dir) })
 	cred, err := runAs(dir)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	pw := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pw, []byte(Password+"\n"), 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	data := filepath.Join(dir, "data")
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", User, "--pwfile", pw,
 		"--auth", "scram-sha-256", "-E", "UTF8", "--no-sync", "--no-instructions")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
-		t.Fatalf("pgtest: initdb: %v\n%s", err, out)
+		return nil, fmt.Errorf("pgtest: initdb: %w\n%s", err, out)
 	}
 	port, err := freePort()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	srv := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+dir, "-c", "fsync=off")
 	srv.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
 	log, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	srv.Stdout, srv.Stderr = log, log
 	if err := srv.Start(); err != nil {
-		t.Fatalf("pgtest: start postgres: %v", err)
+		return nil, fmt.Errorf("pgtest: start postgres: %w", err)
 	}
 	done := make(chan struct{})
 	go func() { _ = srv.Wait(); close(done) }()
-	t.Cleanup(func() {
+	cleanup(func() {
 		_ = srv.Process.Signal(syscall.SIGTERM) // a smart shutdown: quick, no client is left
 		select {
 		case <-done:
@@ -100,9 +122,63 @@ func Start(t testing.TB) *Server {
 	s := &Server{URI: fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres", User, port)}
 	if err := s.await(done, 30*time.Second); err != nil {
 		b, _ := os.ReadFile(log.Name())
-		t.Fatalf("pgtest: %v\n%s", err, b)
+		return nil, fmt.Errorf("pgtest: %w\n%s", err, b)
 	}
-	return s
+	return s, nil
+}
+
+// The server tests of a package share (see Shared).
+var shared struct {
+	sync.Mutex
+	srv      *Server
+	err      error
+	started  bool
+	stops    []func()
+	database int
+}
+
+// Shared returns a database of its own, new and empty, on a server every
+// test of the test binary shares: started by the first call, stopped by
+// StopShared, which the package's TestMain calls after m.Run. A server
+// per test costs an initdb each; a database costs a CREATE DATABASE.
+func Shared(t testing.TB) *Server {
+	t.Helper()
+	skipWithout(t)
+	shared.Lock()
+	defer shared.Unlock()
+	if !shared.started {
+		shared.started = true
+		shared.srv, shared.err = start(func(f func()) { shared.stops = append(shared.stops, f) })
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	shared.database++
+	name := fmt.Sprintf("test_%d", shared.database)
+	db, err := sql.Open("pgx", shared.srv.dsn())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("pgtest: create database %s: %v", name, err)
+	}
+	return &Server{URI: strings.TrimSuffix(shared.srv.URI, "/postgres") + "/" + name}
+}
+
+// StopShared stops the server Shared started, if it did.
+func StopShared() {
+	shared.Lock()
+	defer shared.Unlock()
+	for i := len(shared.stops) - 1; i >= 0; i-- {
+		shared.stops[i]()
+	}
+	shared.stops, shared.srv, shared.started = nil, nil, false
+}
+
+// dsn is the server's URI with the password, for the tests' own clients.
+func (s *Server) dsn() string {
+	return fmt.Sprintf("postgres://%s:%s@%s", User, Password, s.URI[len("postgres://"+User+"@"):])
 }
 
 // Getenv is an environment holding the server's password as PGPASSWORD.
@@ -115,7 +191,7 @@ func (s *Server) Getenv(key string) string {
 
 // await waits until the server accepts the user's password.
 func (s *Server) await(exited chan struct{}, limit time.Duration) error {
-	dsn := fmt.Sprintf("postgres://%s:%s@%s", User, Password, s.URI[len("postgres://"+User+"@"):])
+	dsn := s.dsn()
 	deadline := time.Now().Add(limit)
 	for {
 		db, err := sql.Open("pgx", dsn)
