@@ -487,38 +487,42 @@ func TestSchemaRefusals(t *testing.T) {
 }
 
 func TestConflictingCommits(t *testing.T) {
-	forEachCatalog(t, func(t *testing.T, o Options) {
-		ctx := context.Background()
-		s := testSchema()
-		a, b := open(t, o, s), open(t, o, s)
+	forEachCatalog(t, conflictingCommits)
+}
 
-		rowsA, rowsB := makeRows("run-a", "a", 6), makeRows("run-b", "b", 6)
-		pa, err := a.Stage(ctx, "run-a", yieldAll(rowsA))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := b.Stage(ctx, "run-b", yieldAll(rowsB))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ida, err := pa.Commit(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// b staged on the table before a's commit: its first commit conflicts.
-		idb, err := pb.Commit(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pa.conflicts != 0 || pb.conflicts == 0 {
-			t.Errorf("conflicts: a %d, b %d; want 0 and at least 1", pa.conflicts, pb.conflicts)
-		}
-		snaps := snapshots(t, o)
-		if len(snaps) != 2 || snaps[0].SnapshotID != ida || snaps[1].SnapshotID != idb || *snaps[1].ParentSnapshotID != ida {
-			t.Errorf("snapshots %v, want %d then %d on it", snaps, ida, idb)
-		}
-		checkRows(t, readRows(t, o), s, rowsA, rowsB)
-	})
+// conflictingCommits: two writers stage on the same table state; the
+// second to commit meets a conflict and commits its files again on the
+// first's snapshot.
+func conflictingCommits(t *testing.T, o Options) {
+	ctx := context.Background()
+	s := testSchema()
+	a, b := open(t, o, s), open(t, o, s)
+	rowsA, rowsB := makeRows("run-a", "a", 6), makeRows("run-b", "b", 6)
+	pa, err := a.Stage(ctx, "run-a", yieldAll(rowsA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := b.Stage(ctx, "run-b", yieldAll(rowsB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ida, err := pa.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b staged on the table before a's commit: its first commit conflicts.
+	idb, err := pb.Commit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa.conflicts != 0 || pb.conflicts == 0 {
+		t.Errorf("conflicts: a %d, b %d; want 0 and at least 1", pa.conflicts, pb.conflicts)
+	}
+	snaps := snapshots(t, o)
+	if len(snaps) != 2 || snaps[0].SnapshotID != ida || snaps[1].SnapshotID != idb || *snaps[1].ParentSnapshotID != ida {
+		t.Errorf("snapshots %v, want %d then %d on it", snaps, ida, idb)
+	}
+	checkRows(t, readRows(t, o), s, rowsA, rowsB)
 }
 
 // TestCommitFindsItsRun commits the same run twice, staged by two writers

@@ -177,36 +177,7 @@ func TestS3WarehouseRemoveOrphans(t *testing.T) {
 // state; the second to commit meets a conflict and commits its files again
 // on the first's snapshot.
 func TestS3WarehouseConflictingCommits(t *testing.T) {
-	forEachS3Catalog(t, func(t *testing.T, o Options, _ *s3test.Server) {
-		ctx := context.Background()
-		s := testSchema()
-		a, b := open(t, o, s), open(t, o, s)
-		rowsA, rowsB := makeRows("run-a", "a", 6), makeRows("run-b", "b", 6)
-		pa, err := a.Stage(ctx, "run-a", yieldAll(rowsA))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pb, err := b.Stage(ctx, "run-b", yieldAll(rowsB))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ida, err := pa.Commit(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		idb, err := pb.Commit(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pa.conflicts != 0 || pb.conflicts == 0 {
-			t.Errorf("conflicts: a %d, b %d; want 0 and at least 1", pa.conflicts, pb.conflicts)
-		}
-		snaps := snapshots(t, o)
-		if len(snaps) != 2 || snaps[0].SnapshotID != ida || snaps[1].SnapshotID != idb || *snaps[1].ParentSnapshotID != ida {
-			t.Errorf("snapshots %v, want %d then %d on it", snaps, ida, idb)
-		}
-		checkRows(t, readRows(t, o), s, rowsA, rowsB)
-	})
+	forEachS3Catalog(t, func(t *testing.T, o Options, _ *s3test.Server) { conflictingCommits(t, o) })
 }
 
 // TestParseWarehouse: a warehouse URL's location and IO properties.
