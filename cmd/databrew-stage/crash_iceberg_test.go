@@ -37,9 +37,8 @@ func TestCrashLoopIceberg(t *testing.T) {
 	}
 	start := time.Now()
 	dir := t.TempDir()
-	lk := &icebergLake{catalogPath: filepath.Join(dir, "catalog.db"), warehouse: "file://" + filepath.Join(dir, "warehouse"),
-		namespace: "shop", name: "books"}
-	r := watchTable(lk)
+	lk := newIcebergLake(dir)
+	r := watchTable(lk, 10*time.Millisecond)
 	defer r.close()
 	res := crashLoop(t, bin, dir, lk, crashOptions{extra: lk.config(), kills: stepKills, killWithin: time.Second})
 	r.close()
@@ -70,6 +69,13 @@ type icebergLake struct {
 	namespace, name        string
 }
 
+// newIcebergLake is the table shop.books of a SQLite catalog and a local
+// warehouse in dir.
+func newIcebergLake(dir string) *icebergLake {
+	return &icebergLake{catalogPath: filepath.Join(dir, "catalog.db"), warehouse: "file://" + filepath.Join(dir, "warehouse"),
+		namespace: "shop", name: "books"}
+}
+
 func (l *icebergLake) output() string { return "iceberg://" + l.namespace + "." + l.name }
 func (l *icebergLake) env() []string  { return nil }
 
@@ -87,7 +93,8 @@ func (l *icebergLake) debris(*testing.T) string { return "" }
 // that saw the version (a run a crash cut short leaves its versions to
 // the next run's snapshot), and run ids begin with the run's start time
 // (UTC, to the millisecond): the loop's runs, one after the other, sort
-// by it in the order they saw the site.
+// by it in the order they saw the site. A shard's rows carry its logical
+// run's id, which the shards' loop makes sort in the order of its runs.
 func (l *icebergLake) rows(t *testing.T) ([]publishedRow, error) {
 	tbl := icebergtest.Read(t, l.catalogPath, l.warehouse, l.namespace, l.name)
 	rows := make([]publishedRow, 0, len(tbl.Rows))
@@ -115,12 +122,13 @@ func (l *icebergLake) open() (*icebergtest.Catalog, error) {
 
 // tableReader polls a table through a catalog connection of its own, as
 // a query engine would, from before the table exists until close: each
-// poll loads the table and counts the current snapshot's rows per run.
+// poll (one every given interval) loads the table and counts the current snapshot's rows per run.
 // Each snapshot of the table's history that it has not read yet it reads
 // too (by its id, as a time-travel query would), so a snapshot that a
 // poll could have seen between two polls is judged as well.
 type tableReader struct {
 	lk         *icebergLake
+	every      time.Duration
 	stop, done chan struct{}
 	closeOnce  sync.Once
 
@@ -132,9 +140,9 @@ type tableReader struct {
 	errs    []string
 }
 
-// watchTable starts a reader of lk's table.
-func watchTable(lk *icebergLake) *tableReader {
-	r := &tableReader{lk: lk, stop: make(chan struct{}), done: make(chan struct{}),
+// watchTable starts a reader of lk's table, polling it every interval.
+func watchTable(lk *icebergLake, every time.Duration) *tableReader {
+	r := &tableReader{lk: lk, every: every, stop: make(chan struct{}), done: make(chan struct{}),
 		current: map[int64]icebergtest.Snapshot{}, history: map[int64]icebergtest.Snapshot{}}
 	go r.run()
 	return r
@@ -161,7 +169,7 @@ func (r *tableReader) run() {
 		select {
 		case <-r.stop:
 			return
-		case <-time.After(10 * time.Millisecond):
+		case <-time.After(r.every):
 		}
 		if cat == nil {
 			// The reader connects once the first run created the catalog.
@@ -233,10 +241,13 @@ func (r *tableReader) fail(format string, args ...any) {
 }
 
 // check proves that the reader never saw part of a run: in every
-// snapshot it read, each run has as many rows as in the table's current
-// snapshot now. It fails when the polls saw fewer than minSnapshots
-// distinct snapshots: the reader did not watch the loop.
-func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) {
+// snapshot it read, each run (_run_id) has as many rows as in the
+// table's current snapshot now, and so does each logical run (the run id
+// a snapshot's summary carries, whose rows carry the ids of the runs or
+// shards that saw them: see logicalRuns). It fails when the polls saw
+// fewer than minSnapshots distinct snapshots: the reader did not watch
+// the loop. It returns the table's history, oldest first.
+func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) []icebergtest.SnapshotInfo {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -245,7 +256,10 @@ func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) {
 	}
 	t.Logf("the reader polled the table %d times (and %d times before it had a snapshot) and saw %d distinct current snapshots; it read %d snapshots of the history by id",
 		r.polls, r.early, len(r.current), len(r.history))
-	final := currentSnapshot(t, lk)
+	snaps, read := readHistory(t, lk)
+	final := read[snaps[len(snaps)-1].ID]
+	logical := logicalRuns(snaps, read)
+	finalLogical := byLogicalRun(final.RunRows, logical)
 	for _, seen := range []struct {
 		how   string
 		snaps map[int64]icebergtest.Snapshot
@@ -256,27 +270,75 @@ func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) {
 					t.Errorf("the reader %s snapshot %d with %d rows of run %s; the table holds %d of it", seen.how, s.ID, n, run, final.RunRows[run])
 				}
 			}
+			for run, n := range byLogicalRun(s.RunRows, logical) {
+				if n != finalLogical[run] {
+					t.Errorf("the reader %s snapshot %d with %d rows of logical run %q; the table holds %d of it", seen.how, s.ID, n, run, finalLogical[run])
+				}
+			}
 		}
 	}
 	if len(r.current) < minSnapshots {
 		t.Errorf("the reader's polls saw %d distinct snapshots, fewer than %d: it did not watch the loop", len(r.current), minSnapshots)
 	}
+	return snaps
 }
 
-// currentSnapshot reads the current snapshot of lk's table: its rows per
-// run.
-func currentSnapshot(t *testing.T, lk *icebergLake) icebergtest.Snapshot {
+// readHistory loads lk's table and reads every snapshot of its history,
+// oldest first: its rows per run.
+func readHistory(t *testing.T, lk *icebergLake) ([]icebergtest.SnapshotInfo, map[int64]icebergtest.Snapshot) {
 	t.Helper()
+	ctx := context.Background()
 	cat, err := lk.open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	s, err := cat.Current(context.Background(), lk.namespace, lk.name)
+	v, err := lk.load(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	snaps := v.Snapshots()
+	if len(snaps) == 0 || snaps[len(snaps)-1].ID != v.CurrentID() {
+		t.Fatalf("the table's history %v does not end at its current snapshot %d", snaps, v.CurrentID())
+	}
+	read := map[int64]icebergtest.Snapshot{}
+	for _, s := range snaps {
+		if read[s.ID], err = v.Read(ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return snaps, read
+}
+
+// logicalRuns maps each run id the rows of the table carry (_run_id: the
+// run, or the shard's run, that saw the version) to the run id that the
+// summary of the first snapshot holding its rows carries: the logical
+// run that committed them. snaps is the history, oldest first, read its
+// snapshots.
+func logicalRuns(snaps []icebergtest.SnapshotInfo, read map[int64]icebergtest.Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, s := range snaps {
+		for run := range read[s.ID].RunRows {
+			if _, ok := out[run]; !ok {
+				out[run] = s.RunID
+			}
+		}
+	}
+	return out
+}
+
+// byLogicalRun sums rows per run id into rows per logical run; a run
+// id logical does not know counts as its own logical run.
+func byLogicalRun(rows map[string]int, logical map[string]string) map[string]int {
+	out := map[string]int{}
+	for run, n := range rows {
+		l, ok := logical[run]
+		if !ok {
+			l = "(not in the table) " + run
+		}
+		out[l] += n
+	}
+	return out
 }
 
 // checkTable checks the table after a loop: every snapshot carries the

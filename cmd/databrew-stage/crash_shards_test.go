@@ -78,16 +78,10 @@ func TestCrashLoopShardsFolder(t *testing.T) {
 	crashLoopShards(t, bin, &shardedFolder{folderLake{root: filepath.Join(t.TempDir(), "out", "books")}})
 }
 
-// crashLoopShards runs logical runs of 4 shards into lk, as an
-// orchestrator does: the 4 shards start as parallel processes, 2 of them,
-// chosen at random, are killed with SIGKILL (at a random moment or at a
-// step of their export), and only those are run again; then the commit
-// runs (killed at one of its steps first, every other trial, and run
-// again). After each trial every item version must be published exactly
-// once, and the current state of every item must be there (see
-// checkExports). All the while a reader lists the output: it may see a
-// run's part files only once its commit decided, and once the run's
-// _SUCCESS is there, exactly the files its manifest lists.
+// crashLoopShards runs logical runs of 4 shards into lk (see
+// shardTrials), while a reader lists the output: it may see a run's part
+// files only once its commit decided, and once the run's _SUCCESS is
+// there, exactly the files its manifest lists.
 func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 	r := &commitReader{lk: lk, manifests: map[string][]string{}}
 	stop, done := make(chan struct{}), make(chan struct{})
@@ -100,23 +94,71 @@ func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 		<-done
 	})
 	defer stopReader()
+	shardTrials(t, bin, lk, shardOptions{})
+	stopReader()
+	r.check(t)
+}
 
+// shardOptions shape a shards' crash loop besides its output.
+type shardOptions struct {
+	// extra is TOML appended to the config.
+	extra string
+	// cleanEnd ends the loop with one more logical run that nothing
+	// kills: all its shards, then its commit.
+	cleanEnd bool
+}
+
+// shardResult is what a shards' crash loop did.
+type shardResult struct {
+	// committed lists the logical runs whose commit the loop ran to the
+	// end (exit 0), in order.
+	committed []string
+	// saw holds, per logical run, every item version the site had while
+	// its shards ran: item -> "title|price".
+	saw map[string]map[string]map[string]bool
+}
+
+// commitKills are the ways the loop kills a commit: at each of its steps
+// or at a random moment.
+var commitKills = append(slices.Clone(commitSteps), "random")
+
+// shardTrials runs logical runs of 4 shards into lk, as an orchestrator
+// does: the 4 shards start as parallel processes, 2 of them, chosen at
+// random, are killed with SIGKILL (at a random moment or at a step of
+// their attempt), and only those are run again; then the commit runs
+// (killed at one of its steps or at a random moment first, every other
+// trial, and run again, or, every third trial, left to the next logical
+// run's shards; every other trial a completed commit runs once more).
+// After each trial every item version must be published exactly once,
+// and the current state of every item must be there (see checkExports).
+func shardTrials(t *testing.T, bin string, lk lake, o shardOptions) shardResult {
 	site := catalogsite.New(catalogsite.Options{Items: 240, PerPage: 20, Latency: time.Millisecond})
 	web := httptest.NewServer(site)
 	defer web.Close()
-	cfgPath := writeCrashConfig(t, t.TempDir(), catalogsite.StartURL(web.URL), lk.output(), "")
+	cfgPath := writeCrashConfig(t, t.TempDir(), catalogsite.StartURL(web.URL), lk.output(), o.extra)
 	hist := &siteHistory{versions: map[string]map[string]bool{}}
 	hist.note(site)
 	rng := rand.New(rand.NewPCG(3, 4))
 	kills := map[string]int{}
 	shardRuns, commits := 0, 0
-	for trial := 1; trial <= *crashTrials; trial++ {
+	res := shardResult{saw: map[string]map[string]map[string]bool{}}
+	trials := *crashTrials
+	if o.cleanEnd {
+		trials++
+	}
+	for trial := 1; trial <= trials; trial++ {
+		clean := trial > *crashTrials
 		if trial > 1 {
 			mutate(site, rng)
 			hist.note(site)
 		}
-		runID := fmt.Sprintf("trial-%d", trial)
+		// The ids sort in the order of the runs (a table's rows carry
+		// them: see icebergLake.rows).
+		runID := fmt.Sprintf("trial-%03d", trial)
 		victims := rng.Perm(4)[:2]
+		if clean {
+			victims = nil
+		}
 		results := make([]string, 4)
 		var wg sync.WaitGroup
 		for i := range 4 {
@@ -128,18 +170,15 @@ func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 				}
 			}
 			delay := time.Duration(rng.IntN(200)) * time.Millisecond
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, how, delay)
-			}()
+			wg.Go(func() { results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, how, delay) })
 		}
 		wg.Wait()
 		shardRuns += 4
 		for _, res := range results {
 			kills["shard "+res]++
 		}
-		// The orchestrator retries what did not pass, until every shard did.
+		// The orchestrator retries what did not pass, side by side, until
+		// every shard did.
 		for round := 0; ; round++ {
 			var again []int
 			for i, res := range results {
@@ -153,20 +192,31 @@ func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 			if round == 5 {
 				t.Fatalf("trial %d: shards %v did not pass after 5 retries: %v", trial, again, results)
 			}
+			var wg sync.WaitGroup
 			for _, i := range again {
-				results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, "completed", 0)
-				shardRuns++
+				wg.Go(func() { results[i] = runShardProcess(t, bin, cfgPath, lk, i, runID, "completed", 0) })
 			}
+			wg.Wait()
+			shardRuns += len(again)
 		}
-		if rng.IntN(2) == 0 {
-			step := commitSteps[rng.IntN(len(commitSteps))]
-			runCommitProcess(t, bin, cfgPath, lk, runID, step)
-			kills["commit killed at "+step]++
+		res.saw[runID] = map[string]map[string]bool{}
+		addVersions(res.saw[runID], site)
+		if !clean && rng.IntN(2) == 0 {
+			kill := commitKills[rng.IntN(len(commitKills))]
+			code, _ := runCommitProcess(t, bin, cfgPath, lk, runID, kill)
+			switch {
+			case code != -1:
+				kills["commit done before a kill at random"]++
+			case kill == "random":
+				kills["commit killed at random"]++
+			default:
+				kills["commit killed at "+kill]++
+			}
 			commits++
-			if step != string(stage.StepCompleted) && trial%3 == 0 && trial < *crashTrials {
+			if code == -1 && kill != string(stage.StepCompleted) && trial%3 == 0 && trial < trials {
 				// Nobody runs the commit again: the next run's shards
-				// must finish it before they go on. The checks wait for
-				// the next trial.
+				// finish it, or give it up when it did not decide,
+				// before they go on. The checks wait for the next trial.
 				kills["commit left to the next run's shards"]++
 				continue
 			}
@@ -176,20 +226,24 @@ func crashLoopShards(t *testing.T, bin string, lk shardOutput) {
 		if code != 0 {
 			t.Fatalf("trial %d: commit exited %d:\n%s", trial, code, out)
 		}
-		if code, out := runCommitProcess(t, bin, cfgPath, lk, runID, ""); code != 0 || !strings.Contains(out, "committed already") && !strings.Contains(out, "nothing new") {
-			t.Fatalf("trial %d: a second commit exited %d:\n%s", trial, code, out)
+		res.committed = append(res.committed, runID)
+		if trial%2 == 1 {
+			// Every other trial, the commit runs once more: it adds
+			// nothing.
+			if code, out := runCommitProcess(t, bin, cfgPath, lk, runID, ""); code != 0 || !strings.Contains(out, "committed already") && !strings.Contains(out, "nothing new") {
+				t.Fatalf("trial %d: a second commit exited %d:\n%s", trial, code, out)
+			}
+			commits++
 		}
-		commits++
 		checkExports(t, lk, site, hist, trial)
 	}
-	stopReader()
-	r.check(t)
-	t.Logf("%d trials: %d shard runs, %d commits: %v", *crashTrials, shardRuns, commits, kills)
+	t.Logf("%d trials: %d shard runs, %d commits: %v", trials, shardRuns, commits, kills)
+	return res
 }
 
 // runShardProcess runs shard i of runID after delay, killing it as how
 // says, and returns "passed", "failed" or how it was killed.
-func runShardProcess(t *testing.T, bin, cfgPath string, lk shardOutput, i int, runID, how string, delay time.Duration) string {
+func runShardProcess(t *testing.T, bin, cfgPath string, lk lake, i int, runID, how string, delay time.Duration) string {
 	time.Sleep(delay)
 	cmd := exec.Command(bin, "run", "--json", "--shard", fmt.Sprintf("%d/4", i), "--run-id", runID, cfgPath)
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
@@ -244,17 +298,26 @@ func runShardProcess(t *testing.T, bin, cfgPath string, lk shardOutput, i int, r
 	return "passed"
 }
 
-// runCommitProcess runs the commit of runID, killed at step when it is
-// not empty, and returns its exit code (-1 when killed) and stderr.
-func runCommitProcess(t *testing.T, bin, cfgPath string, lk shardOutput, runID, step string) (int, string) {
+// runCommitProcess runs the commit of runID, killed as kill says when it
+// is not empty (at that commit step, or "random": at a random moment),
+// and returns its exit code (-1 when killed) and stderr.
+func runCommitProcess(t *testing.T, bin, cfgPath string, lk lake, runID, kill string) (int, string) {
 	cmd := exec.Command(bin, "commit", cfgPath, "--run-id", runID, "--shards", "4")
 	cmd.Env = append(append(os.Environ(), lk.env()...), "GORACE="+subprocessGORACE())
+	step := kill
+	if kill == "random" {
+		step = ""
+	}
 	if step != "" {
 		cmd.Env = append(cmd.Env, pauseEnv+"="+step)
 	}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if kill == "random" {
+		timer := time.AfterFunc(time.Duration(rand.IntN(300))*time.Millisecond, func() { _ = cmd.Process.Kill() })
+		defer timer.Stop()
 	}
 	var lines []string
 	sc := bufio.NewScanner(stderr)

@@ -69,14 +69,20 @@ type siteHistory struct {
 func (h *siteHistory) note(site *catalogsite.Site) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	addVersions(h.versions, site)
+}
+
+// addVersions adds the version every item of the site has now (not the
+// removed ones) to versions: item -> "title|price".
+func addVersions(versions map[string]map[string]bool, site *catalogsite.Site) {
 	for _, it := range site.Items() {
 		if it.Removed {
 			continue
 		}
-		if h.versions[it.UPC] == nil {
-			h.versions[it.UPC] = map[string]bool{}
+		if versions[it.UPC] == nil {
+			versions[it.UPC] = map[string]bool{}
 		}
-		h.versions[it.UPC][fmt.Sprintf("%s|%v", it.Title, it.Price)] = true
+		versions[it.UPC][fmt.Sprintf("%s|%v", it.Title, it.Price)] = true
 	}
 }
 
@@ -220,14 +226,7 @@ func crashLoop(t *testing.T, bin, dir string, lk lake, o crashOptions) crashResu
 		}
 		site.ClearFaults()
 		checkExports(t, lk, site, hist, trial)
-		for _, it := range site.Items() {
-			if !it.Removed {
-				if res.saw[it.UPC] == nil {
-					res.saw[it.UPC] = map[string]bool{}
-				}
-				res.saw[it.UPC][fmt.Sprintf("%s|%v", it.Title, it.Price)] = true
-			}
-		}
+		addVersions(res.saw, site)
 	}
 	t.Logf("%d trials, %d runs: %v; %d items skipped", *crashTrials, runs, kills, res.skipped)
 	return res
@@ -389,7 +388,7 @@ func checkVersions(t *testing.T, rows []publishedRow, site *catalogsite.Site, hi
 			}
 		}
 		if list[0].change != "new" {
-			t.Fatalf("trial %d: item %s first published as %q", trial, key, list[0].change)
+			t.Fatalf("trial %d: item %s first published as %q (%s)", trial, key, list[0].change, list[0].run)
 		}
 	}
 	for _, it := range site.Items() {
