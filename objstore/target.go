@@ -96,7 +96,8 @@ func parseURLOf(what, raw string) (location, error) {
 		return location{}, schemeError(what, raw, u.Scheme)
 	}
 	if u.User != nil {
-		return location{}, fmt.Errorf("%s %q: credentials do not belong in the URL: use the environment", what, raw)
+		// Said without them: an error may end up in a log.
+		return location{}, fmt.Errorf("%s %q: credentials do not belong in the URL: use the environment", what, u.Redacted())
 	}
 	if u.Host == "" {
 		return location{}, fmt.Errorf("%s %q: no bucket: write %s://bucket/prefix", what, raw, u.Scheme)

@@ -59,6 +59,9 @@ func TestParseURLRejects(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("parseURL(%q) = %v; want an error with %q", tc.raw, err, tc.want)
 		}
+		if err != nil && strings.Contains(err.Error(), "secret") {
+			t.Errorf("parseURL(%q) = %v: the error repeats the URL's password", tc.raw, err)
+		}
 	}
 }
 
