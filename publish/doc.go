@@ -28,4 +28,12 @@
 // backends differ in whether a part can stay hidden once written and
 // whether several parts can appear at once: the protocol asks Caps instead
 // of switching on the backend's type.
+//
+// A table (Table, an Iceberg table) is the other kind of output: a run of
+// the whole config is one commit of the table carrying its run id
+// (TablePublisher), and the shards of a logical run into a table follow
+// the protocol above with the table in Output.Table and only the control
+// files in its Storage: each attempt stages data files and describes them
+// in its shard manifest, and the commit adds every decided attempt's in
+// one commit of the table (see tableshards.go).
 package publish

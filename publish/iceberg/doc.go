@@ -12,8 +12,12 @@
 // Publishing follows the stage's protocol in two steps: Stage writes the
 // run's rows as Parquet data files that no snapshot references yet
 // (invisible to readers), Pending.Commit adds them in one catalog commit.
-// FindRun tells after a crash whether a run's snapshot exists;
-// RemoveOrphans deletes the data files of an append that never committed.
+// FindRun tells after a crash whether a run's snapshot exists; RemoveRun
+// deletes the data files of a run that will never commit (their names
+// carry RunUUID), RemoveOrphans any unreferenced data file once old.
+// For the shards of a logical run, Pending.Staged describes a writer's
+// data files and CommitStaged adds several writers' in one snapshot;
+// their control files go under the table's location (ControlOutput).
 //
 // The warehouse is a local folder or an S3 prefix (ParseWarehouse): the
 // files go through iceberg-go's S3 IO, configured by the catalog's
