@@ -283,27 +283,36 @@ func (r *tableReader) check(t *testing.T, lk *icebergLake, minSnapshots int) []i
 	return snaps
 }
 
-// readHistory loads lk's table and reads every snapshot of its history,
-// oldest first: its rows per run.
-func readHistory(t *testing.T, lk *icebergLake) ([]icebergtest.SnapshotInfo, map[int64]icebergtest.Snapshot) {
+// loadTable loads lk's table through a catalog connection of its own,
+// which done closes.
+func loadTable(t *testing.T, lk *icebergLake) (v *icebergtest.View, done func()) {
 	t.Helper()
-	ctx := context.Background()
 	cat, err := lk.open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cat.Close()
-	v, err := lk.load(ctx, cat)
+	v, err = lk.load(context.Background(), cat)
 	if err != nil {
+		cat.Close()
 		t.Fatal(err)
 	}
+	return v, func() { cat.Close() }
+}
+
+// readHistory loads lk's table and reads every snapshot of its history,
+// oldest first: its rows per run.
+func readHistory(t *testing.T, lk *icebergLake) ([]icebergtest.SnapshotInfo, map[int64]icebergtest.Snapshot) {
+	t.Helper()
+	v, done := loadTable(t, lk)
+	defer done()
 	snaps := v.Snapshots()
 	if len(snaps) == 0 || snaps[len(snaps)-1].ID != v.CurrentID() {
 		t.Fatalf("the table's history %v does not end at its current snapshot %d", snaps, v.CurrentID())
 	}
 	read := map[int64]icebergtest.Snapshot{}
 	for _, s := range snaps {
-		if read[s.ID], err = v.Read(ctx, s.ID); err != nil {
+		var err error
+		if read[s.ID], err = v.Read(context.Background(), s.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -351,16 +360,8 @@ func byLogicalRun(rows map[string]int, logical map[string]string) map[string]int
 // references).
 func checkTable(t *testing.T, lk *icebergLake, published []string, saw map[string]map[string]bool) {
 	t.Helper()
-	ctx := context.Background()
-	cat, err := lk.open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cat.Close()
-	v, err := lk.load(ctx, cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, done := loadTable(t, lk)
+	defer done()
 	snaps := v.Snapshots()
 	runs := map[string]bool{}
 	for _, s := range snaps {
@@ -401,6 +402,7 @@ func checkTable(t *testing.T, lk *icebergLake, published []string, saw map[strin
 			}
 		}
 	}
+	ctx := context.Background()
 	files, err := v.DataFiles(ctx)
 	if err != nil {
 		t.Fatal(err)
