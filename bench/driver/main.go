@@ -35,6 +35,8 @@
 package main
 
 import (
+	"github.com/databrew/databrew-stage/bench/pressure"
+
 	"bufio"
 	"bytes"
 	"cmp"
@@ -146,7 +148,9 @@ func main() {
 	fmt.Printf("catalog site on 127.0.0.1, %d items per listing page, concurrency %d, GOMAXPROCS of each process = %d CPUs\n",
 		perPage, *concurrency, numCPU())
 	limit := map[string]string{"": "none", "none": "one without a limit"}[*cgLimit]
-	fmt.Printf("databrew-stage write budget: %s; memory cgroup: %s\n\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
+	fmt.Printf("databrew-stage write budget: %s; memory cgroup: %s\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
+	fmt.Printf("%s\n\n", pressure.Line("before the runs"))
+	defer fmt.Println(pressure.Line("after the runs"))
 	var runs []run
 	for i, n := range counts {
 		crawlers := []struct{ name, bin string }{{*collyName, *collyBin}, {"databrew-stage", *stageBin}}

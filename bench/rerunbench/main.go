@@ -16,6 +16,8 @@
 package main
 
 import (
+	"github.com/databrew/databrew-stage/bench/pressure"
+
 	"cmp"
 	"context"
 	"flag"
@@ -91,6 +93,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rerunbench: -reruns must be at least 1")
 		os.Exit(2)
 	}
+	fmt.Println(pressure.Line("before the runs"))
 	var rows []row
 	ok := true
 	for _, f := range strings.Split(*sizes, ",") {
@@ -125,6 +128,7 @@ func main() {
 			100*float64(r.bytes)/float64(max(first.bytes, 1)), r.rows)
 	}
 	_ = w.Flush()
+	fmt.Println(pressure.Line("after the runs"))
 	if !ok {
 		os.Exit(1)
 	}

@@ -1,0 +1,47 @@
+// Package pressure reads the machine's CPU pressure as Linux reports it in
+// /proc/pressure/cpu, so that a benchmark table says how loaded the
+// machine was while it ran.
+package pressure
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// File is where Linux reports CPU pressure (PSI).
+const File = "/proc/pressure/cpu"
+
+// CPU returns the "some" line of File, the share of time some runnable
+// task waited for a CPU over the last 10 s, 60 s and 300 s, as "some
+// avg10=1.20 avg60=0.80 avg300=0.30"; or why it could not be read.
+func CPU() string {
+	b, err := os.ReadFile(File)
+	if err != nil {
+		return fmt.Sprintf("unknown (%v)", err)
+	}
+	return Some(string(b))
+}
+
+// Some returns the averages of the "some" line of a PSI file's content,
+// without its total; "unknown" when there is none.
+func Some(content string) string {
+	for _, line := range strings.Split(content, "\n") {
+		if !strings.HasPrefix(line, "some ") {
+			continue
+		}
+		var keep []string
+		for _, f := range strings.Fields(line) {
+			if !strings.HasPrefix(f, "total=") {
+				keep = append(keep, f)
+			}
+		}
+		return strings.Join(keep, " ")
+	}
+	return "unknown (no some line)"
+}
+
+// Line is the sentence a benchmark prints before and after its runs.
+func Line(when string) string {
+	return fmt.Sprintf("CPU pressure %s (%s): %s", when, File, CPU())
+}
