@@ -91,22 +91,9 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	if err := reached(p.AfterStep, StepIntent); err != nil {
 		return err
 	}
-	rows := 0
-	each := func(yield func(sink.Row) error) error {
-		rows = 0
-		return eachRow(p.Ledger, p.Export.Schema, maxSeq, func(row sink.Row) error {
-			rows++
-			return yield(row)
-		})
-	}
-	staged, err := p.Table.Stage(ctx, r.RunID, each)
+	staged, counted, err := stageRows(ctx, p.Table, p.Ledger, p.Export.Schema, maxSeq, r.RunID, p.log())
 	if err != nil {
-		// What it wrote no commit references: remove it now, or the next
-		// reconcile does (the state keeps the intent).
-		if _, rerr := p.Table.RemoveRun(context.WithoutCancel(ctx), r.RunID); rerr != nil {
-			p.log().Warn("could not remove the data files of the failed publish; the next run does", "run_id", r.RunID, "err", rerr)
-		}
-		return fmt.Errorf("write export into %s: %w", p.Table.Where(), err)
+		return err
 	}
 	if err := reached(p.AfterStep, StepStaged); err != nil {
 		return err
@@ -115,7 +102,7 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	if err != nil {
 		return fmt.Errorf("commit export into %s: %w", p.Table.Where(), err)
 	}
-	r.Export = verdict.Export{Published: true, Path: p.Table.Where(), Files: files, Rows: rows, Table: p.Describe()}
+	r.Export = verdict.Export{Published: true, Path: p.Table.Where(), Files: files, Rows: counted.rows, Table: p.Describe()}
 	r.Export.Table.SnapshotID = snapshotID
 	for _, s := range []Step{StepDecided, StepVisible, StepCompleted} {
 		if err := reached(p.AfterStep, s); err != nil {
@@ -124,6 +111,42 @@ func (p *TablePublisher) Publish(ctx context.Context, r *verdict.RunReport, maxS
 	}
 	_, err = p.Ledger.CommitPublish(r.RunID)
 	return err
+}
+
+// tally counts the rows a table's Stage took, and their changes.
+type tally struct {
+	rows    int
+	changes sink.Changes
+}
+
+// stageRows stages the pending versions up to maxSeq as the data files of
+// runID in t (see Table.Stage), counting them; what a failed Stage wrote
+// is removed (see removeFailedRun).
+func stageRows(ctx context.Context, t Table, l Ledger, s sink.Schema, maxSeq uint64, runID string, log *slog.Logger) (TableCommit, *tally, error) {
+	counted := &tally{}
+	staged, err := t.Stage(ctx, runID, func(yield func(sink.Row) error) error {
+		*counted = tally{} // Stage may take the rows again
+		return eachRow(l, s, maxSeq, func(row sink.Row) error {
+			counted.rows++
+			countChange(&counted.changes, row.Change)
+			return yield(row)
+		})
+	})
+	if err != nil {
+		return nil, counted, removeFailedRun(ctx, t, runID, log, err)
+	}
+	return staged, counted, nil
+}
+
+// removeFailedRun removes the data files a failed staging of runID wrote,
+// which nothing references, and returns err, the failure, with where it
+// happened; what it cannot remove the next reconcile does, since the
+// state keeps the intent.
+func removeFailedRun(ctx context.Context, t Table, runID string, log *slog.Logger, err error) error {
+	if _, rerr := t.RemoveRun(context.WithoutCancel(ctx), runID); rerr != nil {
+		log.Warn("could not remove the data files of the failed publish; the next run does", "run_id", runID, "err", rerr)
+	}
+	return fmt.Errorf("write export into %s: %w", t.Where(), err)
 }
 
 // Describe is the verdict's table object of the table, without a

@@ -33,38 +33,15 @@ func (a *Attempt) stageTable(ctx context.Context, r *verdict.RunReport, maxSeq u
 	if err := reached(a.p.AfterStep, StepIntent); err != nil {
 		return err
 	}
-	var changes sink.Changes
-	rows := 0
-	each := func(yield func(sink.Row) error) error {
-		rows, changes = 0, sink.Changes{}
-		return eachRow(a.p.Ledger, a.p.Export.Schema, maxSeq, func(row sink.Row) error {
-			rows++
-			switch row.Change {
-			case state.ChangeNew:
-				changes.New++
-			case state.ChangeChanged:
-				changes.Changed++
-			case state.ChangeRemoved:
-				changes.Removed++
-			}
-			return yield(row)
-		})
-	}
-	staged, err := t.Stage(ctx, a.id, each)
-	var described json.RawMessage
-	var files []string
-	if err == nil {
-		described, files, err = staged.Staged()
-	}
+	staged, counted, err := stageRows(ctx, t, a.p.Ledger, a.p.Export.Schema, maxSeq, a.id, a.p.log())
 	if err != nil {
-		// Nothing references what it wrote: remove it now, or the shard's
-		// next run does (the state keeps the intent).
-		if _, rerr := t.RemoveRun(context.WithoutCancel(ctx), a.id); rerr != nil {
-			a.p.log().Warn("could not remove the data files of the failed attempt; the shard's next run does", "attempt", a.id, "err", rerr)
-		}
-		return fmt.Errorf("write export into %s: %w", t.Where(), err)
+		return err
 	}
-	pub.Rows = rows
+	described, files, err := staged.Staged()
+	if err != nil {
+		return removeFailedRun(ctx, t, a.id, a.p.log(), err)
+	}
+	pub.Rows = counted.rows
 	if err := a.p.Ledger.BeginPublish(pub); err != nil {
 		return err
 	}
@@ -72,12 +49,12 @@ func (a *Attempt) stageTable(ctx context.Context, r *verdict.RunReport, maxSeq u
 		return err
 	}
 	desc := t.Describe()
-	r.Export = verdict.Export{Staged: true, Path: t.Where(), Files: files, Rows: rows, Table: &desc,
+	r.Export = verdict.Export{Staged: true, Path: t.Where(), Files: files, Rows: counted.rows, Table: &desc,
 		Reason: fmt.Sprintf("staged for the commit of run %s (databrew-stage commit --run-id %s --shards %d)", a.shard.RunID, a.shard.RunID, a.shard.Count)}
 	if files == nil {
 		r.Export.Files = []string{}
 	}
-	a.staged = &shardManifest{Staged: true, Rows: int64(rows), Changes: changes, Files: []sink.FileInfo{}, Table: described}
+	a.staged = &shardManifest{Staged: true, Rows: int64(counted.rows), Changes: counted.changes, Files: []sink.FileInfo{}, Table: described}
 	return nil
 }
 

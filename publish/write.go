@@ -49,14 +49,7 @@ func (p *Publisher) write(ctx context.Context, store sink.PartStore, where strin
 			stop = context.Cause(ctx)
 			return stop
 		}
-		switch row.Change {
-		case state.ChangeNew:
-			m.Changes.New++
-		case state.ChangeChanged:
-			m.Changes.Changed++
-		case state.ChangeRemoved:
-			m.Changes.Removed++
-		}
+		countChange(&m.Changes, row.Change)
 		if err := fs.Write(row); err != nil {
 			stop = err
 			return err
@@ -77,6 +70,18 @@ func (p *Publisher) write(ctx context.Context, store sink.PartStore, where strin
 		m.Rows += f.Rows
 	}
 	return m, nil
+}
+
+// countChange counts a version of the change kind change in c.
+func countChange(c *sink.Changes, change string) {
+	switch change {
+	case state.ChangeNew:
+		c.New++
+	case state.ChangeChanged:
+		c.Changed++
+	case state.ChangeRemoved:
+		c.Removed++
+	}
 }
 
 // eachRow calls fn with every pending version up to maxSeq as a row of

@@ -44,7 +44,7 @@ func openTableOutput(ctx context.Context, cfg config.Config, getenv func(string)
 	if err != nil {
 		return publish.Output{}, err
 	}
-	where, err := table.t.ControlOutput(ctx)
+	where, err := table.t.ControlOutput(table.location)
 	var ctl publish.Output
 	if err == nil {
 		ctl, err = openOutput(ctx, where, storeTimeout, true)

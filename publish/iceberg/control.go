@@ -1,7 +1,6 @@
 package iceberg
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -14,15 +13,12 @@ import (
 const ControlFolder = "databrew"
 
 // ControlOutput returns where the control files of the table's sharded
-// runs go, as an output of the stage: a local folder path for a table
-// in a file:// warehouse, an s3:// URL (with the warehouse's query: its
-// endpoint and addressing) for one in S3.
-func (t *Table) ControlOutput(ctx context.Context) (string, error) {
-	tbl, err := t.load(ctx)
-	if err != nil {
-		return "", err
-	}
-	loc := strings.TrimSuffix(tbl.Location(), "/")
+// runs go, as an output of the stage, given the table's location (see
+// Location): a local folder path for a table in a file:// warehouse, an
+// s3:// URL (with the warehouse's query: its endpoint and addressing) for
+// one in S3.
+func (t *Table) ControlOutput(location string) (string, error) {
+	loc := strings.TrimSuffix(location, "/")
 	u, err := url.Parse(loc)
 	if err != nil {
 		return "", fmt.Errorf("iceberg table %s: location %q: %w", t.Where(), loc, err)

@@ -1,9 +1,12 @@
 package iceberg
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Name returns the table's name in its catalog, NAMESPACE.TABLE.
-func (t *Table) Name() string { return t.name() }
+func (t *Table) Name() string { return strings.Join(t.ident, ".") }
 
 // Catalog returns the catalog's URI without a password.
 func (t *Table) Catalog() string { return redactedURI(t.o.URI) }

@@ -187,19 +187,16 @@ func (t *Table) load(ctx context.Context) (*table.Table, error) {
 	return tbl, nil
 }
 
-// name returns the table's dotted name, NAMESPACE.TABLE.
-func (t *Table) name() string { return strings.Join(t.ident, ".") }
-
 // ID identifies the table in state records: "iceberg:" + the catalog URI
 // without a password + "#" + NAMESPACE.TABLE.
 func (t *Table) ID() string {
-	return "iceberg:" + redactedURI(t.o.URI) + "#" + t.name()
+	return "iceberg:" + t.Catalog() + "#" + t.Name()
 }
 
 // Where describes the table for people: "iceberg://NAMESPACE.TABLE
 // (catalog URI)".
 func (t *Table) Where() string {
-	return "iceberg://" + t.name() + " (" + redactedURI(t.o.URI) + ")"
+	return "iceberg://" + t.Name() + " (" + t.Catalog() + ")"
 }
 
 // FindRun reports the snapshot whose summary has databrew.run-id ==
