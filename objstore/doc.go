@@ -11,7 +11,9 @@
 // use_path_style, disable_https, request_checksum_calculation, ...).
 // Credentials come from the ordinary environment of each cloud: AWS_*
 // variables and profiles, Google application default credentials,
-// AZURE_STORAGE_* variables.
+// AZURE_STORAGE_* variables. ParseURL checks such a URL as Open does
+// without opening it, for another user of the same form (an Iceberg
+// warehouse).
 //
 // On S3 a part is a multipart upload left uncompleted until the commit
 // completes it with If-None-Match: *, so the part is invisible to every
