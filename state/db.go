@@ -29,7 +29,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 7
+const formatVersion = 8
 
 var (
 	bucketMeta     = []byte("meta")
@@ -59,13 +59,11 @@ var (
 
 	bucketPublishing = []byte("publishing")
 	bucketPublished  = []byte("published")
-	// bucketPages holds the page memos (crawl.PageMemo) by seen key.
-	bucketPages = []byte("pages")
 )
 
 // buckets lists every bucket of the format.
 var buckets = [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions,
-	bucketPublishing, bucketPublished, bucketPages, bucketMoves}
+	bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
 // finds the file damaged returns an error that matches ErrCorrupt, and
@@ -164,24 +162,30 @@ func (db *DB) init() error {
 		case formatVersion:
 			return nil
 		case 2:
+			db.origin.UpgradedFrom = int(v)
 			if err := migrateSeen(tx, getUint(meta, keyTraversal)); err != nil {
 				return fmt.Errorf("convert state format 2: %w", err)
 			}
 			return putUint(meta, keyFormat, formatVersion)
 		case 3, 4:
+			db.origin.UpgradedFrom = int(v)
 			// Format 4 adds long keys held by hash and the challenger of an
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
-		case 5, 6:
+		case 5, 6, 7:
 			// Format 6 lets a seen mark carry the traversal that last
 			// skipped the page; a format 5 mark, the traversal alone,
 			// reads as one never skipped. Format 7 adds the proposed key
 			// moves, in a bucket of their own, a queue entry's digest of
 			// the page before it in a pages chain and a chain page's memo
 			// of what it held, each behind a flag or an end older records
-			// lack. Marked 7 so that an older binary refuses the file
-			// instead of misreading the records.
+			// lack. Format 8 keeps the memos by page number, moved there
+			// from the pages bucket after this transaction (see
+			// upgrade.go); a seen mark that carries no page number gets
+			// one when it is next queued. Marked 8 first, so that an
+			// older binary refuses the file even while memos are moved.
+			db.origin.UpgradedFrom = int(v)
 			return putUint(meta, keyFormat, formatVersion)
 		default:
 			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)
@@ -189,6 +193,9 @@ func (db *DB) init() error {
 	})
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
+	}
+	if err := db.moveMemos(); err != nil {
+		return fmt.Errorf("initialise storage %s: upgrade to format %d: %w", db.dir, formatVersion, err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"encoding/binary"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -29,6 +28,7 @@ func (db *DB) forget(traversal uint64) (int, error) {
 	forgotten := 0
 	for {
 		var stale [][]byte
+		var pages []uint64 // the stale URLs' page numbers, 0 for none
 		var next []byte
 		err := db.bolt.View(func(tx *bolt.Tx) error {
 			c := tx.Bucket(bucketSeen).Cursor()
@@ -39,8 +39,9 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				if len(v) >= 8 && binary.BigEndian.Uint64(v) <= last {
+				if m, ok := decodeSeen(v); ok && m.traversal <= last {
 					stale = append(stale, bytes.Clone(k))
+					pages = append(pages, m.page)
 				}
 				next = k
 			}
@@ -57,13 +58,15 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		if len(stale) > 0 {
 			i := 0
 			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-				seen, pages := tx.Bucket(bucketSeen), tx.Bucket(bucketPages)
+				seen, memos := tx.Bucket(bucketSeen), tx.Bucket(bucketMemos)
 				for ; i < len(stale) && !full; i++ {
 					if err := seen.Delete(stale[i]); err != nil {
 						return false, false, err
 					}
-					if err := pages.Delete(stale[i]); err != nil {
-						return false, false, err
+					if pages[i] != 0 {
+						if err := memos.Delete(memoKey(pages[i])); err != nil {
+							return false, false, err
+						}
 					}
 					full = db.commitFull(tx)
 				}

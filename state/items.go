@@ -54,7 +54,8 @@ type Version struct {
 // the end of the file's tree instead of touching pages all over it; the
 // item's record points at its pending version.
 type itemWriter struct {
-	items, versions, meta, seen, pages *bolt.Bucket
+	items, versions, meta, seen *bolt.Bucket
+	memos                       pageMemos
 	// moves keeps the pages that yielded a key another page holds (see
 	// moves.go).
 	moves        *bolt.Bucket
@@ -70,7 +71,7 @@ func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
 	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
-		pages: tx.Bucket(bucketPages), moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
+		memos: writeMemos(tx), moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
 		stagedSeq: stagedSeq(tx)}
 }
 
@@ -109,12 +110,11 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	if rec.flags&itemRemoved != 0 {
 		return rec.traversal
 	}
-	k := seenKey(rec.url)
-	m, ok := readSeen(w.seen, k)
+	m, ok := readSeen(w.seen, seenKey(rec.url))
 	if !ok || m.skipped <= rec.traversal {
 		return rec.traversal
 	}
-	if memoListsItem(w.pages.Get(k), rec.url, key) {
+	if memoListsItem(w.memos.of(m), rec.url, key) {
 		return m.skipped
 	}
 	return rec.traversal

@@ -11,9 +11,20 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-// The pages bucket keeps a memo per page (crawl.PageMemo), by the page's
-// seen key: the validators of its last answer read whole, and the links
-// and items it yielded, which a 304 Not Modified yields again.
+// The memos bucket keeps a memo per page (crawl.PageMemo), by the page's
+// number (see seen.go): the validators of its last answer read whole, and
+// the links and items it yielded, which a 304 Not Modified yields again.
+// Format 7 kept them by seen key, in the pages bucket (see upgrade.go).
+
+// bucketMemos holds the page memos by page number.
+var bucketMemos = []byte("memos")
+
+// keyPageSeq is the last page number given out.
+var keyPageSeq = []byte("page_seq")
+
+// memoFillPercent fills the memo bucket's pages: memos are mostly appended
+// in page number order, and rewritten in place at about the same size.
+const memoFillPercent = 0.9
 
 // memoVersion starts every encoded memo.
 const memoVersion = 1
@@ -32,9 +43,10 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	out := make([]*crawl.PageMemo, len(urls))
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		pages := tx.Bucket(bucketPages)
+		memos := pageMemos{seen: tx.Bucket(bucketSeen), memos: tx.Bucket(bucketMemos)}
 		for i, url := range urls {
-			v := pages.Get(seenKey(url))
+			m, _ := readSeen(memos.seen, seenKey(url))
+			v := memos.of(m)
 			if v == nil {
 				continue
 			}
@@ -54,16 +66,72 @@ func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	return out, nil
 }
 
+// pageMemos finds and writes page memos inside one transaction: a page's
+// seen mark gives its number, the memo bucket holds its memo under it.
+type pageMemos struct{ seen, memos, meta *bolt.Bucket }
+
+// writeMemos returns the memo access of a write transaction.
+func writeMemos(tx *bolt.Tx) pageMemos {
+	memos := tx.Bucket(bucketMemos)
+	memos.FillPercent = memoFillPercent
+	return pageMemos{seen: tx.Bucket(bucketSeen), memos: memos, meta: tx.Bucket(bucketMeta)}
+}
+
+// of returns the encoded memo of the page with this seen mark, nil when
+// there is none.
+func (p pageMemos) of(m seenMark) []byte {
+	if m.page == 0 {
+		return nil
+	}
+	return p.memos.Get(memoKey(m.page))
+}
+
+// put stores the encoded memo of the page at url, giving the page a
+// number first if it has none: a URL queued by an older format, or one
+// the seen set does not hold (its mark then names no traversal).
+func (p pageMemos) put(url string, v []byte) error {
+	k := seenKey(url)
+	m, _ := readSeen(p.seen, k)
+	if m.page == 0 {
+		var err error
+		if m.page, err = nextPage(p.meta); err != nil {
+			return err
+		}
+		if err := p.seen.Put(k, m.encode()); err != nil {
+			return err
+		}
+	}
+	return p.memos.Put(memoKey(m.page), v)
+}
+
+// remove removes the memo of the page at url, if any.
+func (p pageMemos) remove(url string) error {
+	m, _ := readSeen(p.seen, seenKey(url))
+	if m.page == 0 {
+		return nil
+	}
+	return p.memos.Delete(memoKey(m.page))
+}
+
+// nextPage gives out the next page number.
+func nextPage(meta *bolt.Bucket) (uint64, error) {
+	n := getUint(meta, keyPageSeq) + 1
+	return n, putUint(meta, keyPageSeq, n)
+}
+
+// memoKey is the memo bucket's key of a page number.
+func memoKey(page uint64) []byte { return seqKey(page) }
+
 // putMemo replaces or removes the memo of a finished page as its Done
 // says; keep false removes it whatever the Done says.
-func putMemo(pages *bolt.Bucket, d *crawl.Done, keep bool) error {
+func putMemo(memos pageMemos, d *crawl.Done, keep bool) error {
 	switch {
 	case !keep:
-		return pages.Delete(seenKey(d.URL))
+		return memos.remove(d.URL)
 	case d.Memo != nil:
-		return pages.Put(seenKey(d.URL), encodeMemo(d.URL, d.Memo))
+		return memos.put(d.URL, encodeMemo(d.URL, d.Memo))
 	case d.ForgetMemo:
-		return pages.Delete(seenKey(d.URL))
+		return memos.remove(d.URL)
 	}
 	return nil
 }

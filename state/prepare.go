@@ -20,6 +20,9 @@ type Origin struct {
 	Problem string
 	// MovedTo is where Options.Reset moved the file Open found.
 	MovedTo string
+	// UpgradedFrom is the format of the state file Open found when it
+	// converted the file to the current one; 0 when it did not.
+	UpgradedFrom int
 }
 
 // lockRetry is how often a locked file is tried again.

@@ -129,7 +129,8 @@ func (c *batchCursor) insertionOrder() {
 // commitPart applies the batch from the cursor on, advancing it, until the
 // batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
-	queue, seen, failed, pages := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketPages)
+	queue, seen, failed, meta := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketMeta)
+	memos := writeMemos(tx)
 	if c.order == nil {
 		c.insertionOrder()
 	}
@@ -147,6 +148,11 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 			continue
 		}
 		m.traversal = db.traversal
+		if m.page == 0 {
+			if m.page, err = nextPage(meta); err != nil {
+				return full, err
+			}
+		}
 		if err := seen.Put(c.keys[i], m.encode()); err != nil {
 			return full, err
 		}
@@ -205,7 +211,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if !d.Failed {
 			// A page that yields a key another page holds keeps no memo:
 			// a 304 could not tell a duplicate from a takeover.
-			if err := putMemo(pages, d, stands && counts.DuplicateKeys == duplicates); err != nil {
+			if err := putMemo(memos, d, stands && counts.DuplicateKeys == duplicates); err != nil {
 				return full, err
 			}
 		}
@@ -240,10 +246,20 @@ func itemOrder(items []crawl.ItemVersion) []int {
 	return order
 }
 
-// enqueue queues an entry and marks its URL seen in the traversal.
-func enqueue(queue, seen *bolt.Bucket, q crawl.Queued, traversal uint64) error {
-	if err := markSeen(seen, seenKey(q.URL), traversal); err != nil {
+// enqueue queues an entry and marks its URL seen in the traversal, giving
+// it a page number if it has none.
+func enqueue(tx *bolt.Tx, q crawl.Queued, traversal uint64) error {
+	seen, key := tx.Bucket(bucketSeen), seenKey(q.URL)
+	m, _ := readSeen(seen, key)
+	m.traversal = traversal
+	if m.page == 0 {
+		var err error
+		if m.page, err = nextPage(tx.Bucket(bucketMeta)); err != nil {
+			return err
+		}
+	}
+	if err := seen.Put(key, m.encode()); err != nil {
 		return err
 	}
-	return queue.Put(seqKey(q.Seq), encodeEntry(q.Entry))
+	return tx.Bucket(bucketQueue).Put(seqKey(q.Seq), encodeEntry(q.Entry))
 }

@@ -87,7 +87,13 @@ func checkRecord(bucket string, k, v []byte) error {
 	case string(bucketPublishing), string(bucketPublished):
 		var p Publication
 		return json.Unmarshal(v, &p)
-	case string(bucketPages):
+	case string(bucketMemos):
+		if len(k) != 8 {
+			return fmt.Errorf("key of %d bytes, not 8", len(k))
+		}
+		_, err := decodeMemo(v)
+		return err
+	case string(bucketPagesV7):
 		_, err := decodeMemo(v)
 		return err
 	case string(bucketMoves):

@@ -180,7 +180,7 @@ func (c *salvager) visit(bucket string, k, v []byte) {
 		c.s.Dropped[bucket]++
 		return
 	}
-	if bucket == string(bucketPages) {
+	if bucket == string(bucketMemos) || bucket == string(bucketPagesV7) {
 		// Page memos are a cache: an item whose pending version was lost
 		// must be fetched whole again, not answered 304, so none is kept.
 		return
@@ -251,11 +251,12 @@ func (c *salvager) flush() error {
 // pending version, and recounts the meta's counters from what was copied.
 func (c *salvager) finish(tx *bolt.Tx) error {
 	meta, items, versions := tx.Bucket(bucketMeta), tx.Bucket(bucketItems), tx.Bucket(bucketVersions)
+	seenTraversal, seenPage := maxSeenMarks(tx.Bucket(bucketSeen))
 	traversal, ok := c.recs.meta[string(keyTraversal)]
 	if !ok {
 		// Skipped pages advance their seen marks, not their items'
 		// records: the highest traversal either names is the last.
-		traversal = max(c.recs.maxTraversal, maxSeenTraversal(tx.Bucket(bucketSeen)), 1)
+		traversal = max(c.recs.maxTraversal, seenTraversal, 1)
 	}
 	staged := uint64(0)
 	if tx.Bucket(bucketPublishing) != nil {
@@ -328,6 +329,8 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 		{keyPendingCount, uint64(kept)},
 		{keyPublishedSeq, r.publishedSeq()},
 		{keyTraversalGaps, gaps},
+		// A page number given out again would share its memo key.
+		{keyPageSeq, max(r.meta[string(keyPageSeq)], seenPage)},
 	} {
 		if err := putUint(meta, kv.key, kv.v); err != nil {
 			return err
@@ -336,14 +339,14 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 	return nil
 }
 
-// maxSeenTraversal is the highest traversal a seen mark names.
-func maxSeenTraversal(seen *bolt.Bucket) uint64 {
-	var top uint64
+// maxSeenMarks is the highest traversal and the highest page number the
+// seen marks name.
+func maxSeenMarks(seen *bolt.Bucket) (traversal, page uint64) {
 	_ = seen.ForEach(func(_, v []byte) error {
-		if len(v) >= 8 {
-			top = max(top, binary.BigEndian.Uint64(v))
+		if m, ok := decodeSeen(v); ok {
+			traversal, page = max(traversal, m.traversal), max(page, m.page)
 		}
 		return nil
 	})
-	return top
+	return traversal, page
 }

@@ -46,7 +46,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 				if seenIn(seen, seenKey(e.URL), traversal) {
 					continue
 				}
-				if err := enqueue(queue, seen, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
+				if err := enqueue(tx, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
 					return err
 				}
 				seq++

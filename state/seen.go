@@ -18,6 +18,13 @@ import (
 // there in that traversal although their records, which carry the last
 // traversal that fetched them, were not written (see itemWriter.lastSeen).
 // Writing the mark alone halves what a skipped page costs a commit.
+//
+// A mark also carries the URL's page number, given once, when the URL is
+// first queued, and kept for as long as the set holds the URL: the key of
+// the page's memo (see memo.go). Numbers follow the order in which pages
+// are found, which is about the order a crawl finishes them in, so the
+// memos a commit writes land side by side in the file instead of one per
+// page of the memo bucket.
 
 // seenKey is the seen set's key for a URL.
 func seenKey(url string) []byte {
@@ -27,19 +34,28 @@ func seenKey(url string) []byte {
 }
 
 // seenMark is a seen set value: the last traversal that queued or skipped
-// the URL, and the last that skipped it (0: none).
-type seenMark struct{ traversal, skipped uint64 }
+// the URL, the last that skipped it (0: none), and the URL's page number
+// (0: none yet).
+type seenMark struct{ traversal, skipped, page uint64 }
 
 // readSeen reads the mark of the URL with this key; ok is false when the
 // set has none.
 func readSeen(seen *bolt.Bucket, key []byte) (m seenMark, ok bool) {
-	v := seen.Get(key)
+	return decodeSeen(seen.Get(key))
+}
+
+// decodeSeen decodes a seen set value; ok is false when it is too short
+// to be one (nil, say).
+func decodeSeen(v []byte) (m seenMark, ok bool) {
 	if len(v) < 8 {
 		return seenMark{}, false
 	}
 	m.traversal = binary.BigEndian.Uint64(v)
 	if len(v) >= 16 {
 		m.skipped = binary.BigEndian.Uint64(v[8:])
+	}
+	if len(v) >= 24 {
+		m.page = binary.BigEndian.Uint64(v[16:])
 	}
 	return m, true
 }
@@ -51,7 +67,7 @@ func seenIn(seen *bolt.Bucket, key []byte, traversal uint64) bool {
 }
 
 // markSeen records that the traversal queued the URL with this key,
-// keeping the last traversal that skipped it.
+// keeping the last traversal that skipped it and its page number.
 func markSeen(seen *bolt.Bucket, key []byte, traversal uint64) error {
 	m, _ := readSeen(seen, key)
 	m.traversal = traversal
@@ -59,15 +75,23 @@ func markSeen(seen *bolt.Bucket, key []byte, traversal uint64) error {
 }
 
 // markSkipped records that the traversal skipped the page at the URL with
-// this key.
+// this key, keeping its page number.
 func markSkipped(seen *bolt.Bucket, key []byte, traversal uint64) error {
-	return seen.Put(key, seenMark{traversal: traversal, skipped: traversal}.encode())
+	m, _ := readSeen(seen, key)
+	m.traversal, m.skipped = traversal, traversal
+	return seen.Put(key, m.encode())
 }
 
+// encode lays a mark out as the traversal, then the skipping traversal
+// when there is one or a page number follows, then the page number when
+// there is one, each 8 bytes.
 func (m seenMark) encode() []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 16), m.traversal)
-	if m.skipped != 0 {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 24), m.traversal)
+	if m.skipped != 0 || m.page != 0 {
 		b = binary.BigEndian.AppendUint64(b, m.skipped)
+	}
+	if m.page != 0 {
+		b = binary.BigEndian.AppendUint64(b, m.page)
 	}
 	return b
 }

@@ -46,12 +46,11 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		if err != nil {
 			return err
 		}
-		pages := tx.Bucket(bucketPages)
 		for _, g := range stale {
 			rec := g.rec
 			// The page that held it is fetched whole when it is linked
 			// again: a 304 could not bring the item back.
-			if err := pages.Delete(seenKey(rec.url)); err != nil {
+			if err := w.memos.remove(rec.url); err != nil {
 				return err
 			}
 			rec.flags |= itemRemoved
