@@ -150,7 +150,8 @@ func main() {
 	limit := map[string]string{"": "none", "none": "one without a limit"}[*cgLimit]
 	fmt.Printf("databrew-stage write budget: %s; memory cgroup: %s\n", cmp.Or(*budget, "default"), cmp.Or(limit, "limited to "+*cgLimit))
 	fmt.Printf("%s\n\n", pressure.Line("before the runs"))
-	defer fmt.Println(pressure.Line("after the runs"))
+	// A deferred call, not a deferred Println: the line is read at the end.
+	defer func() { fmt.Println(pressure.Line("after the runs")) }()
 	var runs []run
 	for i, n := range counts {
 		crawlers := []struct{ name, bin string }{{*collyName, *collyBin}, {"databrew-stage", *stageBin}}
