@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/databrew-stage
 
-.PHONY: all build build-gcs build-iceberg install image tools chromium test test-short test-crash fuzz lint demo demo-iceberg bench clean
+.PHONY: all build build-gcs build-iceberg install image tools chromium test test-short test-crash fuzz lint demo demo-iceberg bench bench-1m clean
 
 all: build
 
@@ -159,6 +159,15 @@ bench:
 	$(GO) run ./bench/rerunbench -items $(BENCH_RERUN_ITEMS)
 	$(GO) run ./bench/shardbench -bin bin/databrew-stage
 	$(GO) run ./bench/renderbench -bin bin/databrew-stage $(BENCH_RENDER_FLAGS)
+
+## bench-1m: the first crawl of a catalog of 1,000,000 items by databrew-stage
+## and by Colly, each in a memory cgroup limited to 64 MiB (needs root and
+## cgroup v1 or v2; about 20 minutes on 2 cores)
+BENCH_1M_FLAGS ?= -cgroup-limit 64MiB
+bench-1m:
+	$(GO) build -o bin/bench-stage ./bench/stagebench
+	cd bench/colly && $(GO) build -o ../../bin/bench-colly .
+	$(GO) run ./bench/driver -items 1000000 -runs 1 -stage bin/bench-stage -colly bin/bench-colly $(BENCH_1M_FLAGS)
 
 clean:
 	rm -rf bin databrew-demo

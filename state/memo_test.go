@@ -1,7 +1,10 @@
 package state
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,5 +82,56 @@ func TestMemoListsItemReadsTheEncodingInPlace(t *testing.T) {
 	}
 	if memoListsItem(v[:len(v)/2], "http://h/1", "k2") || memoListsItem(nil, "http://h/1", "k1") {
 		t.Error("a cut or missing memo lists an item")
+	}
+}
+
+// TestMemosInAnyOrder: whatever the order of the URLs, with pages without
+// a memo between them, memos not asked for between them, far apart and
+// unknown ones, each gets its own memo.
+func TestMemosInAnyOrder(t *testing.T) {
+	db := open(t, t.TempDir())
+	st, err := db.Begin([]crawl.Entry{entry("http://h/list", crawl.KindListing)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	batch := &crawl.Batch{}
+	for i := range 60 {
+		u := fmt.Sprintf("http://h/item/%d", i)
+		urls = append(urls, u)
+		batch.Enqueue = append(batch.Enqueue, crawl.Queued{Seq: st.NextSeq + uint64(i), Entry: entry(u, crawl.KindItem)})
+	}
+	batch.NextSeq = st.NextSeq + 60
+	if _, err := db.Commit(batch); err != nil {
+		t.Fatal(err)
+	}
+	done := &crawl.Batch{NextSeq: batch.NextSeq}
+	for i, q := range batch.Enqueue {
+		if i%7 == 3 || i > 20 && i < 50 {
+			continue // no memo: gaps of one and of many pages
+		}
+		done.Done = append(done.Done, crawl.Done{Seq: q.Seq, Entry: q.Entry, Memo: &crawl.PageMemo{ETag: fmt.Sprintf(`"%d"`, i)}})
+	}
+	if _, err := db.Commit(done); err != nil {
+		t.Fatal(err)
+	}
+	// Items 5 to 15 are not asked for: a run of memos between two asked.
+	ask := append(slices.Concat(urls[:5], urls[16:]), "http://h/unknown", "http://h/list")
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(ask), func(i, j int) { ask[i], ask[j] = ask[j], ask[i] })
+	got, err := db.Memos(ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, u := range ask {
+		var n int
+		_, scanErr := fmt.Sscanf(u, "http://h/item/%d", &n)
+		switch want := fmt.Sprintf(`"%d"`, n); {
+		case scanErr != nil || n%7 == 3 || n > 20 && n < 50:
+			if got[i] != nil {
+				t.Errorf("memo of %s = %+v, want none", u, got[i])
+			}
+		case got[i] == nil || got[i].ETag != want:
+			t.Errorf("memo of %s = %+v, want ETag %s", u, got[i], want)
+		}
 	}
 }
