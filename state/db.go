@@ -1,7 +1,9 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
-// traversal, the URLs that failed, the items with their content hashes, and
-// the item versions not yet exported. Every change is made in transactions
+// traversal, the URLs that failed, the items with their content hashes, the
+// item versions not yet exported, and the pages' memos (see memo.go). Open
+// upgrades a state an older format wrote, once (see upgrade.go). Every
+// change is made in transactions
 // ordered so that a crash between any two leaves a state the next run
 // resumes from: most changes are one transaction; Commit and CommitPublish
 // split a large change into several when one would hold more changed pages
