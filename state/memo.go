@@ -86,15 +86,17 @@ func (p pageMemos) of(m seenMark) []byte {
 	return p.memos.Get(memoKey(m.page))
 }
 
-// put stores the encoded memo of the page at url, giving the page a
-// number first if it has none: a URL queued by an older format, or one
-// the seen set does not hold (its mark then names no traversal).
-func (p pageMemos) put(url string, v []byte) error {
-	k := seenKey(url)
+// put stores the encoded memo of the page at url (see putByKey).
+func (p pageMemos) put(url string, v []byte) error { return p.putByKey(seenKey(url), v) }
+
+// putByKey stores the encoded memo of the page whose seen key is k,
+// giving the page a number first if it has none: a URL queued by an older
+// format, or one the seen set does not hold (its mark then names no
+// traversal).
+func (p pageMemos) putByKey(k, v []byte) error {
 	m, _ := readSeen(p.seen, k)
 	if m.page == 0 {
-		var err error
-		if m.page, err = nextPage(p.meta); err != nil {
+		if err := numberPage(p.meta, &m); err != nil {
 			return err
 		}
 		if err := p.seen.Put(k, m.encode()); err != nil {
@@ -113,10 +115,13 @@ func (p pageMemos) remove(url string) error {
 	return p.memos.Delete(memoKey(m.page))
 }
 
-// nextPage gives out the next page number.
-func nextPage(meta *bolt.Bucket) (uint64, error) {
-	n := getUint(meta, keyPageSeq) + 1
-	return n, putUint(meta, keyPageSeq, n)
+// numberPage gives the mark the next page number unless it has one.
+func numberPage(meta *bolt.Bucket, m *seenMark) error {
+	if m.page != 0 {
+		return nil
+	}
+	m.page = getUint(meta, keyPageSeq) + 1
+	return putUint(meta, keyPageSeq, m.page)
 }
 
 // memoKey is the memo bucket's key of a page number.

@@ -148,10 +148,8 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 			continue
 		}
 		m.traversal = db.traversal
-		if m.page == 0 {
-			if m.page, err = nextPage(meta); err != nil {
-				return full, err
-			}
+		if err := numberPage(meta, &m); err != nil {
+			return full, err
 		}
 		if err := seen.Put(c.keys[i], m.encode()); err != nil {
 			return full, err
@@ -252,11 +250,8 @@ func enqueue(tx *bolt.Tx, q crawl.Queued, traversal uint64) error {
 	seen, key := tx.Bucket(bucketSeen), seenKey(q.URL)
 	m, _ := readSeen(seen, key)
 	m.traversal = traversal
-	if m.page == 0 {
-		var err error
-		if m.page, err = nextPage(tx.Bucket(bucketMeta)); err != nil {
-			return err
-		}
+	if err := numberPage(tx.Bucket(bucketMeta), &m); err != nil {
+		return err
 	}
 	if err := seen.Put(key, m.encode()); err != nil {
 		return err

@@ -49,16 +49,7 @@ func moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	}
 	memos := writeMemos(tx)
 	for i, k := range keys {
-		m, _ := readSeen(memos.seen, k)
-		if m.page == 0 {
-			if m.page, err = nextPage(memos.meta); err != nil {
-				return false, err
-			}
-			if err := memos.seen.Put(k, m.encode()); err != nil {
-				return false, err
-			}
-		}
-		if err := memos.memos.Put(memoKey(m.page), values[i]); err != nil {
+		if err := memos.putByKey(k, values[i]); err != nil {
 			return false, err
 		}
 		if err := old.Delete(k); err != nil {
