@@ -130,7 +130,6 @@ func (c *batchCursor) insertionOrder() {
 // batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
 	queue, seen, failed, meta := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketMeta)
-	memos := writeMemos(tx)
 	if c.order == nil {
 		c.insertionOrder()
 	}
@@ -209,7 +208,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if !d.Failed {
 			// A page that yields a key another page holds keeps no memo:
 			// a 304 could not tell a duplicate from a takeover.
-			if err := putMemo(memos, d, stands && counts.DuplicateKeys == duplicates); err != nil {
+			if err := putMemo(items.memos, d, stands && counts.DuplicateKeys == duplicates); err != nil {
 				return full, err
 			}
 		}
