@@ -803,3 +803,51 @@ func TestRemoveRun(t *testing.T) {
 		checkRows(t, readRows(t, o), s, rows1, makeRows("run-3", "c", 6))
 	})
 }
+
+// TestRemoveRunWhileOtherRunsGo: RemoveRun walks the data folder while
+// other writers remove their own runs' files from it (shards settling
+// their attempts side by side); a file that goes in the middle of the
+// walk must not make RemoveRun report success with the run's files still
+// there, which would leave them orphaned for good once the caller
+// forgets the run.
+func TestRemoveRunWhileOtherRunsGo(t *testing.T) {
+	ctx := context.Background()
+	tbl := open(t, testOptions(t.TempDir()), testSchema())
+	for round := range 5 {
+		runID := fmt.Sprintf("run-%d", round)
+		mine, err := tbl.Stage(ctx, runID, yieldAll(makeRows(runID, "b", 6)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := filepath.Dir(strings.TrimPrefix(mine.Files()[0], "file://"))
+		// Other runs' files, named to come after this run's in the walk,
+		// removed last first while RemoveRun walks.
+		others := make([]string, 3000)
+		for i := range others {
+			others[i] = filepath.Join(dir, fmt.Sprintf("zz-other-%05d.parquet", i))
+			if err := os.WriteFile(others[i], nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := len(others) - 1; i >= 0; i-- {
+				_ = os.Remove(others[i])
+			}
+		}()
+		n, err := tbl.RemoveRun(ctx, runID)
+		<-done
+		if err != nil {
+			t.Fatalf("round %d: RemoveRun: %v", round, err)
+		}
+		for _, f := range mine.Files() {
+			if _, serr := os.Stat(strings.TrimPrefix(f, "file://")); serr == nil {
+				t.Fatalf("round %d: RemoveRun(%s) = %d, nil, but its file %s is still there", round, runID, n, f)
+			}
+		}
+		if n != len(mine.Files()) {
+			t.Fatalf("round %d: RemoveRun(%s) = %d, want its %d files", round, runID, n, len(mine.Files()))
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	icebergio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 )
@@ -49,8 +50,7 @@ func removeRunFiles(ctx context.Context, tbl *table.Table, runID, mark string) (
 		mu      sync.Mutex
 		deleted int
 	)
-	_, err = tbl.DeleteOrphanFiles(ctx,
-		table.WithLocation(dataLocation(tbl)),
+	_, err = deleteUnreferenced(ctx, tbl, fsys,
 		table.WithFilesOlderThan(0),
 		table.WithDeleteFunc(func(file string) error {
 			if !strings.Contains(path.Base(file), mark) {
@@ -64,11 +64,65 @@ func removeRunFiles(ctx context.Context, tbl *table.Table, runID, mark string) (
 			mu.Unlock()
 			return nil
 		}))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil // no data folder yet
-	}
 	if err != nil {
 		return deleted, fmt.Errorf("remove the unreferenced data files of run %s: %w", runID, err)
 	}
 	return deleted, nil
+}
+
+// walkTries bounds the walks of the data folder deleteUnreferenced makes
+// while other writers keep removing files from it.
+const walkTries = 10
+
+// deleteUnreferenced runs tbl.DeleteOrphanFiles over the table's data
+// folder with opts. Its walk fails when a file it listed is gone before
+// it looks at it — another writer removing the files of its own run, a
+// shard settling its attempts beside this one — and then nothing is
+// deleted: the walk is made again, a few times, with a short pause. A
+// data folder that does not exist (nothing was ever written) deletes
+// nothing and is no error; a walk that keeps failing is one.
+func deleteUnreferenced(ctx context.Context, tbl *table.Table, fsys icebergio.IO, opts ...table.OrphanCleanupOption) (table.OrphanCleanupResult, error) {
+	loc := dataLocation(tbl)
+	opts = append(opts, table.WithLocation(loc))
+	for attempt := 1; ; attempt++ {
+		res, err := tbl.DeleteOrphanFiles(ctx, opts...)
+		if !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+		exists, serr := folderExists(fsys, loc)
+		if serr != nil {
+			return res, errors.Join(err, serr)
+		}
+		if !exists {
+			return table.OrphanCleanupResult{}, nil
+		}
+		if attempt == walkTries {
+			return res, fmt.Errorf("files kept going from the data folder %s while it was walked, %d times: %w", loc, walkTries, err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return res, err
+		}
+	}
+}
+
+// folderExists reports whether the folder root is there, as fsys lists
+// it; an fsys that cannot list says it is.
+func folderExists(fsys icebergio.IO, root string) (bool, error) {
+	l, ok := fsys.(icebergio.ListableIO)
+	if !ok {
+		return true, nil
+	}
+	err := l.WalkDir(root, func(_ string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return fs.SkipAll
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look for the data folder %s: %w", root, err)
+	}
+	return true, nil
 }

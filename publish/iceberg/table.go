@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -379,12 +378,11 @@ func (t *Table) RemoveOrphans(ctx context.Context, minAge time.Duration) (int, e
 	if err != nil {
 		return 0, err
 	}
-	res, err := tbl.DeleteOrphanFiles(ctx,
-		table.WithLocation(dataLocation(tbl)),
-		table.WithFilesOlderThan(minAge))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil // no data folder yet: nothing was ever written
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("open the files of iceberg table %s: %w", t.Where(), err)
 	}
+	res, err := deleteUnreferenced(ctx, tbl, fsys, table.WithFilesOlderThan(minAge))
 	if err != nil {
 		return 0, fmt.Errorf("remove orphan data files of iceberg table %s: %w", t.Where(), err)
 	}
