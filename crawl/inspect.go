@@ -77,7 +77,8 @@ func (e *Engine) InspectEntry(ctx context.Context, entry Entry) Inspection {
 		in.Method = e.s.ListingRequest.Method
 	}
 	r := &run{e: e, rc: &RunContext{ctx: ctx, runID: e.s.RunID}, budget: &budget{}}
-	c := r.visit(ctx, Queued{Entry: entry}, e.s.Retries)
+	r.ahead = newLookahead(r, 1)
+	c := r.visit(ctx, Queued{Entry: entry}, e.s.Retries, false)
 	in.URL, in.AnsweredBy, in.Requests = norm, c.answeredBy, c.requests
 	in.Status, in.ContentType, in.Charset, in.Bytes = c.status, c.contentType, c.charset, c.bytes
 	in.Class, in.Reason, in.Gap, in.Gaps, in.Notes = c.class, c.reason, c.gap, c.pageGaps, c.notes

@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -50,13 +51,11 @@ func itemsChanged(before, now []ItemRef) bool {
 func (r *run) sortDue(c *completion) {
 	now := r.e.d.Clock.Now()
 	c.due = make([]Entry, 0, len(c.links))
-	var items []string
-	for _, l := range c.links {
-		if l.Kind == KindItem && r.e.s.Shard.Owns(l.URL) {
-			items = append(items, l.URL)
-		}
+	items := r.itemLinks(c.links)
+	memos := c.aheadMemos
+	if memos == nil || !slices.Equal(items, c.aheadItems) {
+		memos = r.itemMemos(items)
 	}
-	memos := r.itemMemos(items)
 	i := 0
 	for _, l := range c.links {
 		if l.Kind != KindItem {
@@ -74,6 +73,18 @@ func (r *run) sortDue(c *completion) {
 		}
 		c.skips = append(c.skips, Skip{URL: l.URL, Items: m.Items})
 	}
+}
+
+// itemLinks are the URLs of the item pages among links that this shard
+// owns: those sortDue sorts.
+func (r *run) itemLinks(links []Entry) []string {
+	var items []string
+	for _, l := range links {
+		if l.Kind == KindItem && r.e.s.Shard.Owns(l.URL) {
+			items = append(items, l.URL)
+		}
+	}
+	return items
 }
 
 // memoChunk bounds how many memos sortDue holds decoded at once: a sitemap

@@ -20,6 +20,7 @@ type run struct {
 	rc     *RunContext
 	budget *budget
 	sched  *schedule
+	ahead  *lookahead
 	brk    *breaker
 	tally  *tally
 	notes  *notices
@@ -75,6 +76,7 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		tally:  newTally(),
 		notes:  newNotices(len(e.s.Fields)),
 	}
+	r.ahead = newLookahead(r, e.s.Concurrency)
 	r.traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
 	r.tally.committed(start.Moves)
 	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued,
@@ -119,6 +121,8 @@ func (r *run) loop(ctx context.Context) {
 	defer func() {
 		close(tasks)
 		wg.Wait()
+		r.phaseCancel()
+		r.tally.requests.Total += r.ahead.close()
 		r.sched.close()
 	}()
 	ticker := time.NewTicker(flushInterval)

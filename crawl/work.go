@@ -70,6 +70,10 @@ type completion struct {
 	// one.
 	due   []Entry
 	skips []Skip
+	// aheadItems and aheadMemos are the item pages and memos the
+	// lookahead read for the page's memo, when it answered the page.
+	aheadItems []string
+	aheadMemos []*PageMemo
 }
 
 // worker fetches queued URLs until tasks closes.
@@ -79,13 +83,14 @@ func (r *run) worker(tasks <-chan task, out chan<- completion) {
 		if t.probe {
 			retries = 0
 		}
-		out <- r.visit(t.ctx, t.q, retries)
+		out <- r.visit(t.ctx, t.q, retries, !t.probe)
 	}
 }
 
 // visit fetches one URL with up to retries inline retries and processes
-// the page.
-func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
+// the page. lookAhead lets the visit of a listing page request the listing
+// pages its memo links to ahead (see lookahead); a probe's does not.
+func (r *run) visit(ctx context.Context, q Queued, retries int, lookAhead bool) completion {
 	e := r.e
 	c := completion{q: q}
 	u, err := url.Parse(q.URL)
@@ -127,23 +132,31 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		c.class, c.gap, c.reason = verdict.ClassNeutral, true, fmt.Sprintf("listing request: %v", err)
 		return c
 	}
+	if lookAhead && q.Kind == KindListing && memo.Conditional() {
+		r.ahead.follow(ctx, memo)
+	}
 	refreshed := false
 	for attempt := 0; ; attempt++ {
-		if !r.budget.take() {
+		var pre *ahead
+		if attempt == 0 {
+			pre = r.ahead.take(ctx, q, memo)
+		}
+		var x exchange
+		switch {
+		case pre != nil:
+			x = exchange{resp: pre.resp, err: pre.err, gen: pre.gen}
+			c.aheadItems, c.aheadMemos = pre.items, pre.itemMemos
+		default:
+			x = r.exchange(ctx, q, u, memo)
+		}
+		switch {
+		case x.noBudget:
 			c.noBudget = true
 			return c
+		case x.notAsked:
+			return c
 		}
-		if e.d.Pacer != nil {
-			if err := e.d.Pacer.Wait(ctx, u.Host); err != nil {
-				return c
-			}
-		}
-		hdr, gen := e.headers()
-		if memo.Conditional() {
-			hdr = conditionalHeader(hdr, memo)
-		}
-		req, _ := e.request(q, hdr) // checked above
-		resp, err := e.d.Fetcher.Fetch(ctx, req)
+		resp, err, gen := x.resp, x.err, x.gen
 		c.requests++
 		if resp != nil {
 			c.requests += resp.Documents
@@ -225,6 +238,42 @@ func (r *run) visit(ctx context.Context, q Queued, retries int) completion {
 		resp.release()
 		return c
 	}
+}
+
+// exchange is one request's outcome: the response or the error, and the
+// header generation it was made with; or why it was not made.
+type exchange struct {
+	resp *Response
+	err  error
+	gen  int
+	// noBudget: the run's budget had no request left; notAsked: the
+	// pacer's wait was cut short.
+	noBudget, notAsked bool
+}
+
+// exchange makes one request of q's page at u, conditional on memo when it
+// can be, holding one of the run's request slots while it is in flight.
+func (r *run) exchange(ctx context.Context, q Queued, u *url.URL, memo *PageMemo) exchange {
+	e := r.e
+	if !r.budget.take() {
+		return exchange{noBudget: true}
+	}
+	if e.d.Pacer != nil {
+		if err := e.d.Pacer.Wait(ctx, u.Host); err != nil {
+			return exchange{notAsked: true}
+		}
+	}
+	hdr, gen := e.headers()
+	if memo.Conditional() {
+		hdr = conditionalHeader(hdr, memo)
+	}
+	req, _ := e.request(q, hdr) // visit checked it
+	if err := r.ahead.acquire(ctx); err != nil {
+		return exchange{notAsked: true}
+	}
+	defer r.ahead.release()
+	resp, err := e.d.Fetcher.Fetch(ctx, req)
+	return exchange{resp: resp, err: err, gen: gen}
 }
 
 // middleware runs the run's middleware on a response and returns the stop

@@ -1,0 +1,248 @@
+package crawl
+
+import (
+	"context"
+	"net/url"
+	"sync"
+)
+
+// A rerun's listing pages form a chain: each page's next-page link is
+// known only once the page is read, so an unchanged rerun, which answers
+// every listing page from its memo after a 304, makes its listing
+// requests one after another, each waiting for the one before. The
+// lookahead follows the chain the memos remember instead: when a worker
+// takes a listing page whose memo can make its request conditional, the
+// listing pages that memo links to are requested at once, conditionally,
+// and so on down the remembered chain as long as they answer 304, up to
+// a window of requests not yet taken; under a revisit policy the memos of
+// the item pages a page that answered 304 links to are read then too, for
+// sortDue. A worker that comes to such a page
+// takes the answer instead of asking again (see run.visit); the page is
+// judged and processed then, as any answer is. What the lookahead asked
+// and no worker took (a chain that changed, a run that stopped first) is
+// still one request of the run's count.
+//
+// Every request, a worker's or the lookahead's, holds one of the run's
+// request slots (Settings.Concurrency of them) while it is in flight, so
+// the site never sees more requests at once than the config allows; the
+// lookahead only takes a slot that is free, and a request of the budget
+// and the pacer's turn as any request does.
+
+// lookahead holds the answers to listing requests made ahead of the
+// workers.
+type lookahead struct {
+	r     *run
+	slots chan struct{}
+	// window bounds the requests made ahead and not yet taken.
+	window int
+
+	mu      sync.Mutex
+	open    int
+	parked  map[string]*ahead
+	tried   map[string]bool
+	waiting []pendingAhead
+	// live are the requests made ahead that no worker took yet (parked,
+	// or passed over): close counts those that went out.
+	live   map[*ahead]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// pendingAhead is a listing page to request ahead once the window has
+// room.
+type pendingAhead struct {
+	ctx context.Context
+	e   Entry
+}
+
+// ahead is one listing request made ahead: done closes when its answer is
+// in.
+type ahead struct {
+	ctx  context.Context
+	done chan struct{}
+	// memo is the memo the request was made conditional on; gen the
+	// header generation it was made with.
+	memo *PageMemo
+	gen  int
+	resp *Response
+	err  error
+	// items and itemMemos are, after a 304 under a revisit policy, the
+	// item pages the memo links to that sortDue sorts, and their memos,
+	// read ahead too.
+	items     []string
+	itemMemos []*PageMemo
+	// made says the request went out.
+	made bool
+}
+
+func newLookahead(r *run, concurrency int) *lookahead {
+	return &lookahead{r: r, slots: make(chan struct{}, concurrency), window: concurrency,
+		parked: map[string]*ahead{}, tried: map[string]bool{}, live: map[*ahead]struct{}{}}
+}
+
+// acquire takes a request slot for a worker's request, waiting for one.
+func (l *lookahead) acquire(ctx context.Context) error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// release gives a request slot back.
+func (l *lookahead) release() { <-l.slots }
+
+// follow requests ahead the listing pages m links to, as far as the window
+// allows; the rest wait for room. ctx is the phase the requests belong to.
+func (l *lookahead) follow(ctx context.Context, m *PageMemo) {
+	if m == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, e := range m.Links {
+		if e.Kind != KindListing || l.tried[e.URL] || l.closed {
+			continue
+		}
+		l.tried[e.URL] = true
+		l.waiting = append(l.waiting, pendingAhead{ctx: ctx, e: e})
+	}
+	l.launchLocked()
+}
+
+// launchLocked starts the waiting requests the window has room for.
+func (l *lookahead) launchLocked() {
+	for l.open < l.window && len(l.waiting) > 0 && !l.closed {
+		p := l.waiting[0]
+		l.waiting = l.waiting[1:]
+		if p.ctx.Err() != nil {
+			continue // a phase that ended
+		}
+		a := &ahead{ctx: p.ctx, done: make(chan struct{})}
+		l.open++
+		l.parked[p.e.URL] = a
+		l.live[a] = struct{}{}
+		l.wg.Add(1)
+		go l.request(p.e, a)
+	}
+}
+
+// request makes the listing request of e ahead, when the page's memo can
+// make it conditional and a slot is free; otherwise it leaves the page to
+// its worker. An answer of 304 follows the chain on from its memo.
+func (l *lookahead) request(e Entry, a *ahead) {
+	defer l.wg.Done()
+	defer close(a.done)
+	if !l.ask(e, a) {
+		l.mu.Lock()
+		if l.parked[e.URL] == a {
+			delete(l.parked, e.URL)
+			l.open--
+		}
+		l.launchLocked()
+		l.mu.Unlock()
+		return
+	}
+	if a.err == nil && a.resp != nil && a.resp.Status == 304 {
+		l.follow(a.ctx, a.memo)
+		if l.r.e.s.Revisit != nil {
+			// What sortDue will read when the page replays its memo.
+			a.items = l.r.itemLinks(a.memo.Links)
+			a.itemMemos = l.r.itemMemos(a.items)
+		}
+	}
+}
+
+// ask makes the request of e for a, and reports whether it went out.
+func (l *lookahead) ask(e Entry, a *ahead) bool {
+	r := l.r
+	eng := r.e
+	u, err := url.Parse(e.URL)
+	if err != nil || !eng.scope.Allows(u) || len(e.URL) > MaxURLBytes || eng.s.ListingRequest.post() {
+		return false
+	}
+	m, _ := r.memo(Queued{Entry: e})
+	if !m.Conditional() {
+		return false
+	}
+	if eng.d.Robots != nil {
+		if allowed, _, _ := eng.d.Robots.Allowed(a.ctx, u); !allowed {
+			return false
+		}
+	}
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		return false // the workers need the slots
+	}
+	defer l.release()
+	hdr, gen := eng.headers()
+	req, err := eng.request(Queued{Entry: e}, conditionalHeader(hdr, m))
+	if err != nil || a.ctx.Err() != nil || !r.budget.take() {
+		return false
+	}
+	// As a worker's: a request whose turn never came spends its budget
+	// and is no request.
+	if eng.d.Pacer != nil {
+		if err := eng.d.Pacer.Wait(a.ctx, u.Host); err != nil {
+			return false
+		}
+	}
+	a.memo, a.gen, a.made = m, gen, true
+	a.resp, a.err = eng.d.Fetcher.Fetch(a.ctx, req)
+	return true
+}
+
+// take hands a worker the answer made ahead for q's page in the phase ctx,
+// on the memo m the worker read: nil when there is none (the worker asks
+// itself). It waits for a request still in flight.
+func (l *lookahead) take(ctx context.Context, q Queued, m *PageMemo) *ahead {
+	if q.Kind != KindListing {
+		return nil // only listing pages are requested ahead
+	}
+	l.mu.Lock()
+	// A page a worker came to first is not requested ahead after it.
+	l.tried[q.URL] = true
+	a := l.parked[q.URL]
+	if a != nil {
+		delete(l.parked, q.URL)
+		l.open--
+		l.launchLocked()
+	}
+	l.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	select {
+	case <-a.done:
+	case <-ctx.Done():
+		return nil // close counts it
+	}
+	if !a.made || a.ctx != ctx || a.memo == nil || m == nil || a.memo.ETag != m.ETag || a.memo.LastModified != m.LastModified {
+		return nil // not asked, asked in another phase or on another memo: close counts it
+	}
+	l.mu.Lock()
+	delete(l.live, a)
+	l.mu.Unlock()
+	return a
+}
+
+// close stops the lookahead, waits for its requests and returns how many
+// went out that no worker took: they count among the run's requests.
+func (l *lookahead) close() int {
+	l.mu.Lock()
+	l.closed = true
+	l.waiting = nil
+	l.mu.Unlock()
+	l.wg.Wait()
+	untaken := 0
+	for a := range l.live {
+		if a.made {
+			untaken++
+			a.resp.release()
+		}
+	}
+	l.live = nil
+	return untaken
+}
