@@ -140,6 +140,7 @@ func (l *lookahead) request(e Entry, a *ahead) {
 			delete(l.parked, e.URL)
 			l.open--
 		}
+		delete(l.live, a) // no request to count
 		l.launchLocked()
 		l.mu.Unlock()
 		return
