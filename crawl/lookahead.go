@@ -32,7 +32,7 @@ import (
 // workers.
 type lookahead struct {
 	r     *run
-	slots chan struct{}
+	slots requestSlots
 	// window bounds the requests made ahead and not yet taken.
 	window int
 
@@ -75,23 +75,10 @@ type ahead struct {
 	made bool
 }
 
-func newLookahead(r *run, concurrency int) *lookahead {
-	return &lookahead{r: r, slots: make(chan struct{}, concurrency), window: concurrency,
+func newLookahead(r *run, slots requestSlots) *lookahead {
+	return &lookahead{r: r, slots: slots, window: cap(slots),
 		parked: map[string]*ahead{}, tried: map[string]bool{}, live: map[*ahead]struct{}{}}
 }
-
-// acquire takes a request slot for a worker's request, waiting for one.
-func (l *lookahead) acquire(ctx context.Context) error {
-	select {
-	case l.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// release gives a request slot back.
-func (l *lookahead) release() { <-l.slots }
 
 // follow requests ahead the listing pages m links to, as far as the window
 // allows; the rest wait for room. ctx is the phase the requests belong to.
@@ -172,12 +159,10 @@ func (l *lookahead) ask(e Entry, a *ahead) bool {
 			return false
 		}
 	}
-	select {
-	case l.slots <- struct{}{}:
-	default:
+	if !l.slots.tryAcquire() {
 		return false // the workers need the slots
 	}
-	defer l.release()
+	defer l.slots.release()
 	hdr, gen := eng.headers()
 	req, err := eng.request(Queued{Entry: e}, conditionalHeader(hdr, m))
 	if err != nil || a.ctx.Err() != nil || !r.budget.take() {
@@ -247,3 +232,32 @@ func (l *lookahead) close() int {
 	l.live = nil
 	return untaken
 }
+
+// requestSlots bounds the run's requests in flight: a request holds one
+// slot from just before its exchange until its answer is read.
+type requestSlots chan struct{}
+
+func newRequestSlots(n int) requestSlots { return make(requestSlots, max(n, 1)) }
+
+// acquire takes a slot, waiting for one.
+func (s requestSlots) acquire(ctx context.Context) error {
+	select {
+	case s <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// tryAcquire takes a slot when one is free.
+func (s requestSlots) tryAcquire() bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// release gives a slot back.
+func (s requestSlots) release() { <-s }

@@ -20,6 +20,7 @@ type run struct {
 	rc     *RunContext
 	budget *budget
 	sched  *schedule
+	slots  requestSlots
 	ahead  *lookahead
 	brk    *breaker
 	tally  *tally
@@ -76,7 +77,8 @@ func (e *Engine) Run(ctx context.Context) (Result, error) {
 		tally:  newTally(),
 		notes:  newNotices(len(e.s.Fields)),
 	}
-	r.ahead = newLookahead(r, e.s.Concurrency)
+	r.slots = newRequestSlots(e.s.Concurrency)
+	r.ahead = newLookahead(r, r.slots)
 	r.traversal = verdict.Traversal{ID: start.Traversal, Started: start.NewTraversal}
 	r.tally.committed(start.Moves)
 	e.log.Info("run started", "run_id", e.s.RunID, "traversal", start.Traversal, "new_traversal", start.NewTraversal, "queued", start.Queued,

@@ -247,7 +247,7 @@ type exchange struct {
 	err  error
 	gen  int
 	// noBudget: the run's budget had no request left; notAsked: the
-	// pacer's wait was cut short.
+	// wait for the pacer or for a request slot was cut short.
 	noBudget, notAsked bool
 }
 
@@ -268,10 +268,10 @@ func (r *run) exchange(ctx context.Context, q Queued, u *url.URL, memo *PageMemo
 		hdr = conditionalHeader(hdr, memo)
 	}
 	req, _ := e.request(q, hdr) // visit checked it
-	if err := r.ahead.acquire(ctx); err != nil {
+	if err := r.slots.acquire(ctx); err != nil {
 		return exchange{notAsked: true}
 	}
-	defer r.ahead.release()
+	defer r.slots.release()
 	resp, err := e.d.Fetcher.Fetch(ctx, req)
 	return exchange{resp: resp, err: err, gen: gen}
 }
