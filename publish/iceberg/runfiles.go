@@ -50,7 +50,7 @@ func removeRunFiles(ctx context.Context, tbl *table.Table, runID, mark string) (
 		mu      sync.Mutex
 		deleted int
 	)
-	_, err = deleteUnreferenced(ctx, tbl, fsys,
+	_, err = deleteUnreferenced(ctx, tbl,
 		table.WithFilesOlderThan(0),
 		table.WithDeleteFunc(func(file string) error {
 			if !strings.Contains(path.Base(file), mark) {
@@ -81,7 +81,7 @@ const walkTries = 10
 // deleted: the walk is made again, a few times, with a short pause. A
 // data folder that does not exist (nothing was ever written) deletes
 // nothing and is no error; a walk that keeps failing is one.
-func deleteUnreferenced(ctx context.Context, tbl *table.Table, fsys icebergio.IO, opts ...table.OrphanCleanupOption) (table.OrphanCleanupResult, error) {
+func deleteUnreferenced(ctx context.Context, tbl *table.Table, opts ...table.OrphanCleanupOption) (table.OrphanCleanupResult, error) {
 	loc := dataLocation(tbl)
 	opts = append(opts, table.WithLocation(loc))
 	for attempt := 1; ; attempt++ {
@@ -89,7 +89,7 @@ func deleteUnreferenced(ctx context.Context, tbl *table.Table, fsys icebergio.IO
 		if !errors.Is(err, fs.ErrNotExist) {
 			return res, err
 		}
-		exists, serr := folderExists(fsys, loc)
+		exists, serr := folderExists(ctx, tbl, loc)
 		if serr != nil {
 			return res, errors.Join(err, serr)
 		}
@@ -105,14 +105,18 @@ func deleteUnreferenced(ctx context.Context, tbl *table.Table, fsys icebergio.IO
 	}
 }
 
-// folderExists reports whether the folder root is there, as fsys lists
-// it; an fsys that cannot list says it is.
-func folderExists(fsys icebergio.IO, root string) (bool, error) {
+// folderExists reports whether the folder root is there, as the files of
+// tbl list it; files that cannot be listed say it is.
+func folderExists(ctx context.Context, tbl *table.Table, root string) (bool, error) {
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return false, fmt.Errorf("open the files of iceberg table %s: %w", tbl.Identifier(), err)
+	}
 	l, ok := fsys.(icebergio.ListableIO)
 	if !ok {
 		return true, nil
 	}
-	err := l.WalkDir(root, func(_ string, _ fs.DirEntry, err error) error {
+	err = l.WalkDir(root, func(_ string, _ fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -378,11 +378,7 @@ func (t *Table) RemoveOrphans(ctx context.Context, minAge time.Duration) (int, e
 	if err != nil {
 		return 0, err
 	}
-	fsys, err := tbl.FS(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("open the files of iceberg table %s: %w", t.Where(), err)
-	}
-	res, err := deleteUnreferenced(ctx, tbl, fsys, table.WithFilesOlderThan(minAge))
+	res, err := deleteUnreferenced(ctx, tbl, table.WithFilesOlderThan(minAge))
 	if err != nil {
 		return 0, fmt.Errorf("remove orphan data files of iceberg table %s: %w", t.Where(), err)
 	}
