@@ -167,7 +167,7 @@ func checkPrefix(t *testing.T, dir string, n, acked int) (enqueued, finished int
 	var items []int
 	var seen int
 	err = db.bolt.View(func(tx *bolt.Tx) error {
-		seen = db.count(tx.Bucket(bucketSeen))
+		seen = countSeen(t, db, tx)
 		return tx.Bucket(bucketItems).ForEach(func(k, _ []byte) error {
 			items = append(items, index(string(k)))
 			return nil
@@ -248,7 +248,7 @@ func checkWholeBatches(t *testing.T, dir string, acked int) {
 	var items, seen int
 	err = db.bolt.View(func(tx *bolt.Tx) error {
 		items = db.count(tx.Bucket(bucketItems))
-		seen = db.count(tx.Bucket(bucketSeen))
+		seen = countSeen(t, db, tx)
 		return nil
 	})
 	if err != nil {
@@ -275,4 +275,15 @@ func checkConsistent(t *testing.T, db *DB) {
 	if err != nil {
 		t.Fatalf("bbolt consistency check: %v", err)
 	}
+}
+
+// countSeen counts the URLs the seen set holds, checking that each has its
+// mark: the two are written in one transaction.
+func countSeen(t *testing.T, db *DB, tx *bolt.Tx) int {
+	t.Helper()
+	urls, marks := db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketMarks))
+	if urls != marks {
+		t.Errorf("the URL index holds %d URLs, the marks bucket %d marks", urls, marks)
+	}
+	return urls
 }

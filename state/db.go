@@ -31,12 +31,11 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 8
+const formatVersion = 9
 
 var (
 	bucketMeta     = []byte("meta")
 	bucketQueue    = []byte("queue")
-	bucketSeen     = []byte("seen")
 	bucketFailed   = []byte("failed")
 	bucketItems    = []byte("items")
 	bucketVersions = []byte("versions")
@@ -64,7 +63,7 @@ var (
 )
 
 // buckets lists every bucket of the format.
-var buckets = [][]byte{bucketMeta, bucketQueue, bucketSeen, bucketFailed, bucketItems, bucketVersions,
+var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketMarks, bucketFailed, bucketItems, bucketVersions,
 	bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
@@ -175,18 +174,18 @@ func (db *DB) init() error {
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
-		case 5, 6, 7:
+		case 5, 6, 7, 8:
 			// Format 6 lets a seen mark carry the traversal that last
 			// skipped the page; a format 5 mark, the traversal alone,
 			// reads as one never skipped. Format 7 adds the proposed key
 			// moves, in a bucket of their own, a queue entry's digest of
 			// the page before it in a pages chain and a chain page's memo
 			// of what it held, each behind a flag or an end older records
-			// lack. Format 8 keeps the memos by page number, moved there
-			// from the pages bucket after this transaction (see
-			// upgrade.go); a seen mark that carries no page number gets
-			// one when it is next queued. Marked 8 first, so that an
-			// older binary refuses the file even while memos are moved.
+			// lack. Format 8 keeps the memos by page number, format 9 the
+			// seen marks too, each moved there after this transaction (see
+			// upgrade.go); a URL that has no page number gets one then.
+			// Marked 9 first, so that an older binary refuses the file
+			// even while they are moved.
 			db.origin.UpgradedFrom = int(v)
 			return putUint(meta, keyFormat, formatVersion)
 		default:
@@ -196,7 +195,11 @@ func (db *DB) init() error {
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
 	}
-	if err := db.moveMemos(); err != nil {
+	err = db.moveSeen()
+	if err == nil {
+		err = db.moveMemos()
+	}
+	if err != nil {
 		return fmt.Errorf("initialise storage %s: upgrade to format %d: %w", db.dir, formatVersion, err)
 	}
 	return nil

@@ -28,10 +28,11 @@ func (db *DB) forget(traversal uint64) (int, error) {
 	forgotten := 0
 	for {
 		var stale [][]byte
-		var pages []uint64 // the stale URLs' page numbers, 0 for none
+		var pages []uint64 // the stale URLs' page numbers
 		var next []byte
 		err := db.bolt.View(func(tx *bolt.Tx) error {
-			c := tx.Bucket(bucketSeen).Cursor()
+			seen := seenOf(tx)
+			c := seen.urls.Cursor()
 			k, v := c.First()
 			if after != nil {
 				if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
@@ -39,9 +40,10 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				if m, ok := decodeSeen(v); ok && m.traversal <= last {
+				page := decodePage(v)
+				if traversal, _ := decodeMark(seen.marks.Get(pageKey(page))); page != 0 && traversal <= last {
 					stale = append(stale, bytes.Clone(k))
-					pages = append(pages, m.page)
+					pages = append(pages, page)
 				}
 				next = k
 			}
@@ -58,15 +60,13 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		if len(stale) > 0 {
 			i := 0
 			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-				seen, memos := tx.Bucket(bucketSeen), tx.Bucket(bucketMemos)
+				seen, memos := seenOf(tx), tx.Bucket(bucketMemos)
 				for ; i < len(stale) && !full; i++ {
-					if err := seen.Delete(stale[i]); err != nil {
+					if err := seen.remove(stale[i], pages[i]); err != nil {
 						return false, false, err
 					}
-					if pages[i] != 0 {
-						if err := memos.Delete(memoKey(pages[i])); err != nil {
-							return false, false, err
-						}
+					if err := memos.Delete(memoKey(pages[i])); err != nil {
+						return false, false, err
 					}
 					full = db.commitFull(tx)
 				}

@@ -54,8 +54,9 @@ type Version struct {
 // the end of the file's tree instead of touching pages all over it; the
 // item's record points at its pending version.
 type itemWriter struct {
-	items, versions, meta, seen *bolt.Bucket
-	memos                       pageMemos
+	items, versions, meta *bolt.Bucket
+	seen                  seenSet
+	memos                 pageMemos
 	// moves keeps the pages that yielded a key another page holds (see
 	// moves.go).
 	moves        *bolt.Bucket
@@ -70,8 +71,9 @@ func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions := tx.Bucket(bucketVersions)
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
-	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: tx.Bucket(bucketSeen),
-		memos: writeMemos(tx), moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
+	memos := writeMemos(tx)
+	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: memos.seen,
+		memos: memos, moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
 		stagedSeq: stagedSeq(tx)}
 }
 
@@ -110,11 +112,11 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	if rec.flags&itemRemoved != 0 {
 		return rec.traversal
 	}
-	m, ok := readSeen(w.seen, seenKey(rec.url))
+	m, ok := w.seen.get(seenKey(rec.url))
 	if !ok || m.skipped <= rec.traversal {
 		return rec.traversal
 	}
-	if memoListsItem(w.memos.of(m), rec.url, key) {
+	if memoListsItem(w.memos.of(m.page), rec.url, key) {
 		return m.skipped
 	}
 	return rec.traversal

@@ -19,9 +19,6 @@ import (
 // bucketMemos holds the page memos by page number.
 var bucketMemos = []byte("memos")
 
-// keyPageSeq is the last page number given out.
-var keyPageSeq = []byte("page_seq")
-
 // memoFillPercent fills the memo bucket's pages: memos are mostly appended
 // in page number order, and rewritten in place at about the same size.
 const memoFillPercent = 0.9
@@ -43,10 +40,9 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	out := make([]*crawl.PageMemo, len(urls))
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		memos := pageMemos{seen: tx.Bucket(bucketSeen), memos: tx.Bucket(bucketMemos)}
+		memos := pageMemos{seen: seenOf(tx), memos: tx.Bucket(bucketMemos)}
 		for i, url := range urls {
-			m, _ := readSeen(memos.seen, seenKey(url))
-			v := memos.of(m)
+			v := memos.of(memos.seen.page(seenKey(url)))
 			if v == nil {
 				continue
 			}
@@ -66,40 +62,40 @@ func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	return out, nil
 }
 
-// pageMemos finds and writes page memos inside one transaction: a page's
-// seen mark gives its number, the memo bucket holds its memo under it.
-type pageMemos struct{ seen, memos, meta *bolt.Bucket }
+// pageMemos finds and writes page memos inside one transaction: the seen
+// set's URL index gives a page's number, the memo bucket holds its memo
+// under it.
+type pageMemos struct {
+	seen  seenSet
+	memos *bolt.Bucket
+}
 
 // writeMemos returns the memo access of a write transaction.
 func writeMemos(tx *bolt.Tx) pageMemos {
 	memos := tx.Bucket(bucketMemos)
 	memos.FillPercent = memoFillPercent
-	return pageMemos{seen: tx.Bucket(bucketSeen), memos: memos, meta: tx.Bucket(bucketMeta)}
+	return pageMemos{seen: seenOf(tx), memos: memos}
 }
 
-// of returns the encoded memo of the page with this seen mark, nil when
+// of returns the encoded memo of the page with this number, nil when
 // there is none.
-func (p pageMemos) of(m seenMark) []byte {
-	if m.page == 0 {
+func (p pageMemos) of(page uint64) []byte {
+	if page == 0 {
 		return nil
 	}
-	return p.memos.Get(memoKey(m.page))
+	return p.memos.Get(memoKey(page))
 }
 
 // put stores the encoded memo of the page at url (see putByKey).
 func (p pageMemos) put(url string, v []byte) error { return p.putByKey(seenKey(url), v) }
 
-// putByKey stores the encoded memo of the page whose seen key is k,
-// giving the page a number first if it has none: a URL queued by an older
-// format, or one the seen set does not hold (its mark then names no
-// traversal).
+// putByKey stores the encoded memo of the page whose URL hash is k,
+// giving the page a number first if it has none: one the seen set does
+// not hold (it is then in the URL index with no mark).
 func (p pageMemos) putByKey(k, v []byte) error {
-	m, _ := readSeen(p.seen, k)
-	if m.page == 0 {
-		if err := numberPage(p.meta, &m); err != nil {
-			return err
-		}
-		if err := p.seen.Put(k, m.encode()); err != nil {
+	var m seenMark
+	if m.page = p.seen.page(k); m.page == 0 {
+		if err := p.seen.put(k, &m); err != nil {
 			return err
 		}
 	}
@@ -108,24 +104,15 @@ func (p pageMemos) putByKey(k, v []byte) error {
 
 // remove removes the memo of the page at url, if any.
 func (p pageMemos) remove(url string) error {
-	m, _ := readSeen(p.seen, seenKey(url))
-	if m.page == 0 {
+	page := p.seen.page(seenKey(url))
+	if page == 0 {
 		return nil
 	}
-	return p.memos.Delete(memoKey(m.page))
-}
-
-// numberPage gives the mark the next page number unless it has one.
-func numberPage(meta *bolt.Bucket, m *seenMark) error {
-	if m.page != 0 {
-		return nil
-	}
-	m.page = getUint(meta, keyPageSeq) + 1
-	return putUint(meta, keyPageSeq, m.page)
+	return p.memos.Delete(memoKey(page))
 }
 
 // memoKey is the memo bucket's key of a page number.
-func memoKey(page uint64) []byte { return seqKey(page) }
+func memoKey(page uint64) []byte { return pageKey(page) }
 
 // putMemo replaces or removes the memo of a finished page as its Done
 // says; keep false removes it whatever the Done says.

@@ -34,7 +34,7 @@ var bucketMoves = []byte("moves")
 // take the key in this traversal, the key may move to it (see
 // settleMoves).
 func (w itemWriter) propose(key []byte, prev *itemRecord, v *crawl.ItemVersion) error {
-	if seenIn(w.seen, seenKey(prev.url), w.traversal) {
+	if w.seen.has(seenKey(prev.url), w.traversal) {
 		return nil // the holder is linked: it keeps the key
 	}
 	if old := w.moves.Get(key); len(old) >= 8 && binary.BigEndian.Uint64(old) == w.traversal {
@@ -107,7 +107,7 @@ func (w itemWriter) settleMove(key, v []byte, counts *crawl.Committed) error {
 	if err != nil {
 		return fmt.Errorf("item %q: %w", ver.Key, err)
 	}
-	if rec.url == ver.URL || w.lastSeen(ver.Key, &rec) >= w.traversal || seenIn(w.seen, seenKey(rec.url), w.traversal) {
+	if rec.url == ver.URL || w.lastSeen(ver.Key, &rec) >= w.traversal || w.seen.has(seenKey(rec.url), w.traversal) {
 		return nil // the holder yielded the key, or was linked, in the traversal
 	}
 	counts.Moved++

@@ -36,9 +36,9 @@ func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 func (db *DB) Seen(urls []string) ([]bool, error) {
 	out := make([]bool, len(urls))
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		seen := tx.Bucket(bucketSeen)
+		seen := seenOf(tx)
 		for i, u := range urls {
-			out[i] = seenIn(seen, seenKey(u), db.traversal)
+			out[i] = seen.has(seenKey(u), db.traversal)
 		}
 		return nil
 	})
@@ -129,7 +129,7 @@ func (c *batchCursor) insertionOrder() {
 // commitPart applies the batch from the cursor on, advancing it, until the
 // batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
-	queue, seen, failed, meta := tx.Bucket(bucketQueue), tx.Bucket(bucketSeen), tx.Bucket(bucketFailed), tx.Bucket(bucketMeta)
+	queue, seen, failed := tx.Bucket(bucketQueue), seenOf(tx), tx.Bucket(bucketFailed)
 	if c.order == nil {
 		c.insertionOrder()
 	}
@@ -142,15 +142,12 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		full = db.commitFull(tx)
 		// One read serves the check and the mark, which keeps the
 		// traversal that last skipped the page.
-		m, _ := readSeen(seen, c.keys[i])
+		m, _ := seen.get(c.keys[i])
 		if m.traversal == db.traversal {
 			continue
 		}
 		m.traversal = db.traversal
-		if err := numberPage(meta, &m); err != nil {
-			return full, err
-		}
-		if err := seen.Put(c.keys[i], m.encode()); err != nil {
+		if err := seen.put(c.keys[i], &m); err != nil {
 			return full, err
 		}
 		fresh = append(fresh, i)
@@ -167,10 +164,10 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		i := c.skipOrder[c.skipped]
 		sk, key := &c.Skipped[i], c.skipKeys[i]
 		c.skipped++
-		if seenIn(seen, key, db.traversal) {
+		if seen.has(key, db.traversal) {
 			continue
 		}
-		if err := markSkipped(seen, key, db.traversal); err != nil {
+		if err := seen.markSkipped(key, db.traversal); err != nil {
 			return full, err
 		}
 		counts.Skipped += len(sk.Items)
@@ -246,13 +243,7 @@ func itemOrder(items []crawl.ItemVersion) []int {
 // enqueue queues an entry and marks its URL seen in the traversal, giving
 // it a page number if it has none.
 func enqueue(tx *bolt.Tx, q crawl.Queued, traversal uint64) error {
-	seen, key := tx.Bucket(bucketSeen), seenKey(q.URL)
-	m, _ := readSeen(seen, key)
-	m.traversal = traversal
-	if err := numberPage(tx.Bucket(bucketMeta), &m); err != nil {
-		return err
-	}
-	if err := seen.Put(key, m.encode()); err != nil {
+	if err := seenOf(tx).mark(seenKey(q.URL), traversal); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketQueue).Put(seqKey(q.Seq), encodeEntry(q.Entry))

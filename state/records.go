@@ -62,7 +62,7 @@ func (c *recordCheck) visit(bucket string, k, v []byte) {
 
 // checkRecord decodes one record of a bucket and says why it does not
 // decode; the records of a bucket this package does not know, and the
-// seen set's, whose keys are hashes, always do.
+// format 8 seen set's, always do.
 func checkRecord(bucket string, k, v []byte) error {
 	switch bucket {
 	case string(bucketMeta):
@@ -96,6 +96,17 @@ func checkRecord(bucket string, k, v []byte) error {
 	case string(bucketPagesV7):
 		_, err := decodeMemo(v)
 		return err
+	case string(bucketURLs):
+		if decodePage(v) == 0 {
+			return fmt.Errorf("page number of %d bytes, not 8 and not 0", len(v))
+		}
+	case string(bucketMarks):
+		if decodePage(k) == 0 {
+			return fmt.Errorf("page number key of %d bytes, not 8 and not 0", len(k))
+		}
+		if !validMark(v) {
+			return fmt.Errorf("seen mark %x is not two varints", v)
+		}
 	case string(bucketMoves):
 		if len(v) < 8 {
 			return fmt.Errorf("proposed move of %d bytes is too short", len(v))

@@ -251,7 +251,7 @@ func (c *salvager) flush() error {
 // pending version, and recounts the meta's counters from what was copied.
 func (c *salvager) finish(tx *bolt.Tx) error {
 	meta, items, versions := tx.Bucket(bucketMeta), tx.Bucket(bucketItems), tx.Bucket(bucketVersions)
-	seenTraversal, seenPage := maxSeenMarks(tx.Bucket(bucketSeen))
+	seenTraversal, seenPage := maxSeenMarks(tx)
 	traversal, ok := c.recs.meta[string(keyTraversal)]
 	if !ok {
 		// Skipped pages advance their seen marks, not their items'
@@ -340,13 +340,28 @@ func (c *salvager) finish(tx *bolt.Tx) error {
 }
 
 // maxSeenMarks is the highest traversal and the highest page number the
-// seen marks name.
-func maxSeenMarks(seen *bolt.Bucket) (traversal, page uint64) {
-	_ = seen.ForEach(func(_, v []byte) error {
-		if m, ok := decodeSeen(v); ok {
+// seen set names, in either layout: a damaged format 8 file is repaired as
+// it is, and upgraded when it is next opened.
+func maxSeenMarks(tx *bolt.Tx) (traversal, page uint64) {
+	if b := tx.Bucket(bucketSeenV8); b != nil {
+		_ = b.ForEach(func(_, v []byte) error {
+			m := decodeSeenV8(v)
 			traversal, page = max(traversal, m.traversal), max(page, m.page)
-		}
-		return nil
-	})
+			return nil
+		})
+	}
+	if b := tx.Bucket(bucketURLs); b != nil {
+		_ = b.ForEach(func(_, v []byte) error {
+			page = max(page, decodePage(v))
+			return nil
+		})
+	}
+	if b := tx.Bucket(bucketMarks); b != nil {
+		_ = b.ForEach(func(k, v []byte) error {
+			t, _ := decodeMark(v)
+			traversal, page = max(traversal, t), max(page, decodePage(k))
+			return nil
+		})
+	}
 	return traversal, page
 }

@@ -36,14 +36,14 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 				return err
 			}
 		}
-		seen := tx.Bucket(bucketSeen)
+		seen := seenOf(tx)
 		var err error
 		if seq, err = db.moveFailed(tx, seq, traversal); err != nil {
 			return err
 		}
 		if st.NewTraversal {
 			for _, e := range starts {
-				if seenIn(seen, seenKey(e.URL), traversal) {
+				if seen.has(seenKey(e.URL), traversal) {
 					continue
 				}
 				if err := enqueue(tx, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
@@ -79,7 +79,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
-	seen := tx.Bucket(bucketSeen)
+	seen := seenOf(tx)
 	var keys [][]byte // marked seen in key order (see insertionOrder)
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -95,7 +95,7 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	for _, k := range keys {
-		if err := markSeen(seen, k, traversal); err != nil {
+		if err := seen.mark(k, traversal); err != nil {
 			return seq, err
 		}
 	}

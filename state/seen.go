@@ -7,112 +7,172 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// The seen set holds every URL a traversal queued, keyed by a 128-bit
-// FNV-1a hash of the URL (a fifth of a typical URL's size), with the number
-// of the last traversal that queued it as the value. A new traversal does
-// not clear the set, which would read the whole bucket in one transaction
-// and map it all; it counts only the entries carrying its own number.
+// The seen set holds every URL a traversal queued, in two buckets. The
+// URL index gives each URL its page number, keyed by a 128-bit FNV-1a hash
+// of the URL (a fifth of a typical URL's size); it is written once, when
+// the URL is first queued, and kept for as long as the set holds the URL.
+// The marks bucket holds, by page number, the number of the last traversal
+// that queued the URL. A new traversal does not clear the set, which would
+// read the whole bucket in one transaction and map it all; it counts only
+// the marks carrying its own number.
 //
-// An item page a revisit policy skipped is marked seen too, and its value
+// An item page a revisit policy skipped is marked seen too, and its mark
 // adds the number of the last traversal that skipped it: its items were
 // there in that traversal although their records, which carry the last
 // traversal that fetched them, were not written (see itemWriter.lastSeen).
 // Writing the mark alone halves what a skipped page costs a commit.
 //
-// A mark also carries the URL's page number, given once, when the URL is
-// first queued, and kept for as long as the set holds the URL: the key of
-// the page's memo (see memo.go). Numbers follow the order in which pages
-// are found, which is about the order a crawl finishes them in, so the
-// memos a commit writes land side by side in the file instead of one per
-// page of the memo bucket.
+// Page numbers follow the order in which pages are found, which is about
+// the order a crawl finishes them in and the order a listing page links
+// them: the marks a commit writes, and the memos (see memo.go), which the
+// page number keys too, land side by side in the file instead of one per
+// page of a bucket keyed by hash. A rerun that skips a listing's item
+// pages rewrites a few pages of marks, not a page of the index per item.
+// Format 8 kept the marks in the index's values (see upgrade.go).
 
-// seenKey is the seen set's key for a URL.
+var (
+	// bucketURLs is the URL index: URL hash to page number.
+	bucketURLs = []byte("urls")
+	// bucketMarks holds the seen marks by page number.
+	bucketMarks = []byte("marks")
+)
+
+// keyPageSeq is the last page number given out.
+var keyPageSeq = []byte("page_seq")
+
+// marksFillPercent fills the marks bucket's pages: marks are appended in
+// page number order and rewritten in place, growing by a byte or two at
+// most.
+const marksFillPercent = 0.9
+
+// seenKey is the URL index's key for a URL.
 func seenKey(url string) []byte {
 	h := fnv.New128a()
 	_, _ = h.Write([]byte(url))
 	return h.Sum(make([]byte, 0, 16))
 }
 
-// seenMark is a seen set value: the last traversal that queued or skipped
-// the URL, the last that skipped it (0: none), and the URL's page number
-// (0: none yet).
+// seenMark is what the seen set holds of a URL: the last traversal that
+// queued or skipped it, the last that skipped it (0: none), and its page
+// number (0: none yet).
 type seenMark struct{ traversal, skipped, page uint64 }
 
-// readSeen reads the mark of the URL with this key; ok is false when the
-// set has none.
-func readSeen(seen *bolt.Bucket, key []byte) (m seenMark, ok bool) {
-	return decodeSeen(seen.Get(key))
+// seenSet reads and writes the seen set inside one transaction.
+type seenSet struct{ urls, marks, meta *bolt.Bucket }
+
+// seenOf returns the seen set of a transaction.
+func seenOf(tx *bolt.Tx) seenSet {
+	s := seenSet{urls: tx.Bucket(bucketURLs), marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta)}
+	if tx.Writable() {
+		s.marks.FillPercent = marksFillPercent
+	}
+	return s
 }
 
-// decodeSeen decodes a seen set value; ok is false when it is too short
-// to be one (nil, say).
-func decodeSeen(v []byte) (m seenMark, ok bool) {
-	if len(v) < 8 {
+// page returns the page number of the URL with this key, 0 when the set
+// has none.
+func (s seenSet) page(key []byte) uint64 { return decodePage(s.urls.Get(key)) }
+
+// decodePage reads a URL index value, 0 for one that is not a page number.
+func decodePage(v []byte) uint64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// get returns the mark of the URL with this key; ok is false when the set
+// does not hold the URL.
+func (s seenSet) get(key []byte) (m seenMark, ok bool) {
+	m.page = s.page(key)
+	if m.page == 0 {
 		return seenMark{}, false
 	}
-	m.traversal = binary.BigEndian.Uint64(v)
-	if len(v) >= 16 {
-		m.skipped = binary.BigEndian.Uint64(v[8:])
-	}
-	if len(v) >= 24 {
-		m.page = binary.BigEndian.Uint64(v[16:])
-	}
+	m.traversal, m.skipped = decodeMark(s.marks.Get(pageKey(m.page)))
 	return m, true
 }
 
-// seenIn reports whether the traversal already queued the URL with this key.
-func seenIn(seen *bolt.Bucket, key []byte, traversal uint64) bool {
-	m, _ := readSeen(seen, key)
+// has reports whether the traversal already queued the URL with this key.
+func (s seenSet) has(key []byte, traversal uint64) bool {
+	m, _ := s.get(key)
 	return m.traversal == traversal
 }
 
-// markSeen records that the traversal queued the URL with this key,
-// keeping the last traversal that skipped it and its page number.
-func markSeen(seen *bolt.Bucket, key []byte, traversal uint64) error {
-	m, _ := readSeen(seen, key)
-	m.traversal = traversal
-	return seen.Put(key, m.encode())
-}
-
-// markSkipped records that the traversal skipped the page at the URL with
-// this key, keeping its page number.
-func markSkipped(seen *bolt.Bucket, key []byte, traversal uint64) error {
-	m, _ := readSeen(seen, key)
-	m.traversal, m.skipped = traversal, traversal
-	return seen.Put(key, m.encode())
-}
-
-// encode lays a mark out as the traversal, then the skipping traversal
-// when there is one or a page number follows, then the page number when
-// there is one, each 8 bytes.
-func (m seenMark) encode() []byte {
-	b := binary.BigEndian.AppendUint64(make([]byte, 0, 24), m.traversal)
-	if m.skipped != 0 || m.page != 0 {
-		b = binary.BigEndian.AppendUint64(b, m.skipped)
-	}
-	if m.page != 0 {
-		b = binary.BigEndian.AppendUint64(b, m.page)
-	}
-	return b
-}
-
-// migrateSeen converts a format 2 seen set, whose values were a bare mark
-// and which a new traversal cleared, to the current one: every entry
-// belongs to the current traversal.
-func migrateSeen(tx *bolt.Tx, traversal uint64) error {
-	var keys [][]byte
-	err := tx.Bucket(bucketSeen).ForEach(func(k, _ []byte) error {
-		keys = append(keys, append([]byte(nil), k...))
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	seen := tx.Bucket(bucketSeen)
-	for _, k := range keys {
-		if err := markSeen(seen, k, traversal); err != nil {
+// put writes the mark of the URL with this key. A mark without a page
+// number is a URL the set does not hold yet: it gets the next number,
+// which the URL index records. A mark naming no traversal writes no mark.
+func (s seenSet) put(key []byte, m *seenMark) error {
+	if m.page == 0 {
+		m.page = getUint(s.meta, keyPageSeq) + 1
+		if err := putUint(s.meta, keyPageSeq, m.page); err != nil {
+			return err
+		}
+		if err := s.urls.Put(key, pageKey(m.page)); err != nil {
 			return err
 		}
 	}
-	return nil
+	if m.traversal == 0 && m.skipped == 0 {
+		return nil
+	}
+	return s.marks.Put(pageKey(m.page), encodeMark(m.traversal, m.skipped))
+}
+
+// mark records that the traversal queued the URL with this key, keeping
+// the last traversal that skipped it and its page number.
+func (s seenSet) mark(key []byte, traversal uint64) error {
+	m, _ := s.get(key)
+	m.traversal = traversal
+	return s.put(key, &m)
+}
+
+// markSkipped records that the traversal skipped the page at the URL with
+// this key.
+func (s seenSet) markSkipped(key []byte, traversal uint64) error {
+	m, _ := s.get(key)
+	m.traversal, m.skipped = traversal, traversal
+	return s.put(key, &m)
+}
+
+// remove drops the URL with this key, whose page number is page, from the
+// set.
+func (s seenSet) remove(key []byte, page uint64) error {
+	if err := s.urls.Delete(key); err != nil {
+		return err
+	}
+	return s.marks.Delete(pageKey(page))
+}
+
+// pageKey is the key of a page number in the marks and memo buckets, and
+// the URL index's value.
+func pageKey(page uint64) []byte { return seqKey(page) }
+
+// encodeMark lays a mark out as two uvarints: the traversal, then the
+// skipping traversal (0 for none).
+func encodeMark(traversal, skipped uint64) []byte {
+	b := binary.AppendUvarint(make([]byte, 0, 2*binary.MaxVarintLen64), traversal)
+	return binary.AppendUvarint(b, skipped)
+}
+
+// decodeMark reads what encodeMark wrote; a missing or short mark is no
+// traversal.
+func decodeMark(v []byte) (traversal, skipped uint64) {
+	traversal, n := binary.Uvarint(v)
+	if n <= 0 {
+		return 0, 0
+	}
+	skipped, k := binary.Uvarint(v[n:])
+	if k <= 0 {
+		return traversal, 0
+	}
+	return traversal, skipped
+}
+
+// validMark reports whether v is what encodeMark writes.
+func validMark(v []byte) bool {
+	_, n := binary.Uvarint(v)
+	if n <= 0 {
+		return false
+	}
+	_, k := binary.Uvarint(v[n:])
+	return k > 0 && n+k == len(v)
 }

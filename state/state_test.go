@@ -245,7 +245,15 @@ func TestFormat2StateIsConverted(t *testing.T) {
 	}
 	// Write the seen set and the format number as version 2 did.
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
-		seen := tx.Bucket(bucketSeen)
+		for _, b := range [][]byte{bucketURLs, bucketMarks} {
+			if err := tx.DeleteBucket(b); err != nil {
+				return err
+			}
+		}
+		seen, err := tx.CreateBucket(bucketSeenV8)
+		if err != nil {
+			return err
+		}
 		for _, u := range []string{"http://h/list", "http://h/a"} {
 			if err := seen.Put(seenKey(u), []byte{1}); err != nil {
 				return err

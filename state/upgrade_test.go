@@ -3,6 +3,7 @@ package state
 import (
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,11 +16,17 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-// unpackFormat7 writes testdata/format7.db.gz, a state the format 7 layout
-// wrote (see writeUpgradeScenario), to a new storage folder.
-func unpackFormat7(t *testing.T) string {
+// upgradeFixtures are the states the scenario (see writeUpgradeScenario)
+// left in older formats: format 7 (memos by URL hash, state at commit
+// ada16ae) and format 8 (seen marks in the URL hash's value, state at
+// commit 7970828), each the file testdata/format<N>.db.gz.
+var upgradeFixtures = []int{7, 8}
+
+// unpackFixture writes testdata/format<format>.db.gz, a state the
+// scenario left in that format, to a new storage folder.
+func unpackFixture(t *testing.T, format int) string {
 	t.Helper()
-	in, err := os.Open(filepath.Join("testdata", "format7.db.gz"))
+	in, err := os.Open(filepath.Join("testdata", fmt.Sprintf("format%d.db.gz", format)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +49,8 @@ func unpackFormat7(t *testing.T) string {
 	return dir
 }
 
-// format7Memos are the memos the format 7 state held, by upgradeURLs.
+// format7Memos are the memos the scenario's states hold, by upgradeURLs
+// (the format 8 state holds the same).
 func format7Memos(t *testing.T) []*crawl.PageMemo {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "format7-memos.json"))
@@ -56,9 +64,11 @@ func format7Memos(t *testing.T) []*crawl.PageMemo {
 	return want
 }
 
-// checkUpgraded checks that db holds the scenario's state in format 8:
-// every memo as the format 7 state held it, under the page number its
-// seen mark carries, no pages bucket, the traversal's queue.
+// checkUpgraded checks that db holds the scenario's state in the current
+// format: every memo as the older state held it, under the page number
+// the URL index gives, no pages bucket and no format 8 seen set, the
+// traversal's marks (items 1 and 2 skipped, the others queued), the
+// traversal's queue.
 func checkUpgraded(t *testing.T, db *DB) {
 	t.Helper()
 	got, err := db.Memos(upgradeURLs())
@@ -74,16 +84,31 @@ func checkUpgraded(t *testing.T, db *DB) {
 		if tx.Bucket(bucketPagesV7) != nil {
 			t.Error("the pages bucket is still there")
 		}
+		if tx.Bucket(bucketSeenV8) != nil {
+			t.Error("the format 8 seen set is still there")
+		}
 		if getUint(tx.Bucket(bucketMeta), keyFormat) != formatVersion {
 			t.Errorf("format %d, not %d", getUint(tx.Bucket(bucketMeta), keyFormat), formatVersion)
 		}
 		pages := map[uint64]string{}
+		seen := seenOf(tx)
 		for _, u := range upgradeURLs() {
-			m, _ := readSeen(tx.Bucket(bucketSeen), seenKey(u))
+			m, _ := seen.get(seenKey(u))
 			if m.page == 0 || pages[m.page] != "" {
 				t.Errorf("%s has page number %d (taken by %q)", u, m.page, pages[m.page])
 			}
 			pages[m.page] = u
+			want := seenMark{traversal: 2, page: m.page}
+			if u == upgradeItem(1) || u == upgradeItem(2) {
+				want.skipped = 2
+			}
+			if m != want {
+				t.Errorf("seen mark of %s = %+v, want %+v", u, m, want)
+			}
+		}
+		if max(db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketMarks))) != len(upgradeURLs()) {
+			t.Errorf("the seen set holds %d URLs and %d marks, want %d", db.count(tx.Bucket(bucketURLs)),
+				db.count(tx.Bucket(bucketMarks)), len(upgradeURLs()))
 		}
 		if n := tx.Bucket(bucketMemos).Stats().KeyN; n != len(upgradeURLs()) {
 			t.Errorf("%d memos, want %d", n, len(upgradeURLs()))
@@ -98,19 +123,25 @@ func checkUpgraded(t *testing.T, db *DB) {
 	}
 }
 
-// TestFormat7StateUpgradesOnce: a state written by format 7 (the layout
-// up to commit ada16ae) opens, its memos move to page numbers once, and the
-// traversal it was in goes on as if nothing happened: the item pages it
-// skipped keep their items through the traversal's end, which they would
-// lose with their memos.
-func TestFormat7StateUpgradesOnce(t *testing.T) {
-	dir := unpackFormat7(t)
+// TestOlderStateUpgradesOnce: a state written by format 7 or 8 opens,
+// its seen marks and memos move to page numbers once, and the traversal it
+// was in goes on as if nothing happened: the item pages it skipped keep
+// their items through the traversal's end, which they would lose with
+// their memos or their skip marks.
+func TestOlderStateUpgradesOnce(t *testing.T) {
+	for _, format := range upgradeFixtures {
+		t.Run(fmt.Sprintf("format%d", format), func(t *testing.T) { testUpgradesOnce(t, format) })
+	}
+}
+
+func testUpgradesOnce(t *testing.T, format int) {
+	dir := unpackFixture(t, format)
 	db, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := db.Origin().UpgradedFrom; got != 7 {
-		t.Errorf("Origin().UpgradedFrom = %d, want 7", got)
+	if got := db.Origin().UpgradedFrom; got != format {
+		t.Errorf("Origin().UpgradedFrom = %d, want %d", got, format)
 	}
 	checkUpgraded(t, db)
 	if err := db.Close(); err != nil {
@@ -165,36 +196,61 @@ func TestFormat7StateUpgradesOnce(t *testing.T) {
 	}
 }
 
-// TestUpgradeCutShortGoesOnAtTheNextOpen: memos move in transactions of
-// their own; a file left with some moved and some not (a crash between
-// two) has the rest moved by the next Open.
+// TestUpgradeCutShortGoesOnAtTheNextOpen: seen marks, then memos, move in
+// transactions of their own; a file left with some moved and some not (a
+// crash between two) has the rest moved by the next Open.
 func TestUpgradeCutShortGoesOnAtTheNextOpen(t *testing.T) {
-	dir := unpackFormat7(t)
-	raw, err := bolt.Open(statePath(dir), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		format       int
+		marks, memos int // moved before the crash; -1: all
+	}{
+		{format: 7, marks: 3},
+		{format: 7, marks: -1, memos: 3},
+		{format: 8, marks: 3},
+		{format: 8, marks: 6},
 	}
-	err = raw.Update(func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucket(bucketMemos); err != nil {
-			return err
-		}
-		if err := putUint(tx.Bucket(bucketMeta), keyFormat, formatVersion); err != nil {
-			return err
-		}
-		done, err := moveMemoBatch(tx, 3)
-		if done {
-			t.Error("three memos moved, and the upgrade says it is done")
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("format%d-marks%d-memos%d", c.format, c.marks, c.memos), func(t *testing.T) {
+			dir := unpackFixture(t, c.format)
+			raw, err := bolt.Open(statePath(dir), 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = raw.Update(func(tx *bolt.Tx) error {
+				for _, b := range [][]byte{bucketURLs, bucketMarks, bucketMemos} {
+					if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+						return err
+					}
+				}
+				if err := putUint(tx.Bucket(bucketMeta), keyFormat, formatVersion); err != nil {
+					return err
+				}
+				if c.marks < 0 {
+					for done := false; !done; {
+						if done, err = moveSeenBatch(tx, 2); err != nil {
+							return err
+						}
+					}
+				} else if done, err := moveSeenBatch(tx, c.marks); err != nil || done {
+					return fmt.Errorf("%d marks moved: done %v, %v", c.marks, done, err)
+				}
+				if c.memos > 0 {
+					if done, err := moveMemoBatch(tx, c.memos); err != nil || done {
+						return fmt.Errorf("%d memos moved: done %v, %v", c.memos, done, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := raw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db := open(t, dir)
+			checkUpgraded(t, db)
+		})
 	}
-	if err := raw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db := open(t, dir)
-	checkUpgraded(t, db)
 }
 
 // TestScenarioMemosMatchTheFormat7File: the scenario, run on today's
