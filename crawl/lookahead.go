@@ -13,8 +13,13 @@ import (
 // lookahead follows the chain the memos remember instead: when a worker
 // takes a listing page whose memo can make its request conditional, the
 // listing pages that memo links to are requested at once, conditionally,
-// and so on down the remembered chain as long as they answer 304, up to
-// a window of requests not yet taken; under a revisit policy the memos of
+// and so on down the remembered chain, up to a window of requests not yet
+// taken. The chain is followed as soon as a request goes out, not when
+// its answer is in: an unchanged rerun has up to a window of listing
+// requests in flight at once. A chain that changed, or a site that
+// fails, costs at most a window of requests no worker takes: an answer
+// no worker takes holds its place in the window. Under a revisit policy
+// the memos of
 // the item pages a page that answered 304 links to are read then too, for
 // sortDue. A worker that comes to such a page
 // takes the answer instead of asking again (see run.visit); the page is
@@ -117,7 +122,7 @@ func (l *lookahead) launchLocked() {
 
 // request makes the listing request of e ahead, when the page's memo can
 // make it conditional and a slot is free; otherwise it leaves the page to
-// its worker. An answer of 304 follows the chain on from its memo.
+// its worker. The chain goes on from its memo as it goes out.
 func (l *lookahead) request(e Entry, a *ahead) {
 	defer l.wg.Done()
 	defer close(a.done)
@@ -133,7 +138,6 @@ func (l *lookahead) request(e Entry, a *ahead) {
 		return
 	}
 	if a.err == nil && a.resp != nil && a.resp.Status == 304 {
-		l.follow(a.ctx, a.memo)
 		if l.r.e.s.Revisit != nil {
 			// What sortDue will read when the page replays its memo.
 			a.items = l.r.itemLinks(a.memo.Links)
@@ -176,6 +180,8 @@ func (l *lookahead) ask(e Entry, a *ahead) bool {
 		}
 	}
 	a.memo, a.gen, a.made = m, gen, true
+	// The pages it links to go out beside it, not after its answer.
+	l.follow(a.ctx, m)
 	a.resp, a.err = eng.d.Fetcher.Fetch(a.ctx, req)
 	return true
 }
