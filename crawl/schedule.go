@@ -79,8 +79,21 @@ func (s *schedule) putBack(q Queued) { s.front.pushFront(q) }
 // frontier so discovery runs ahead, item pages to the back while there is
 // room; while the run stops they only wait in the store.
 func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
+	// A skip goes to the batch unless a batch not yet committed has its
+	// URL: the store marks it seen only when the traversal has not seen it
+	// (see Batch.Skipped), so asking the store here would read its mark
+	// twice.
+	for _, sk := range skips {
+		if _, dup := s.pending[sk.URL]; dup {
+			continue
+		}
+		s.pending[sk.URL] = struct{}{}
+		s.addOp()
+		s.light++
+		s.batch.Skipped = append(s.batch.Skipped, sk)
+	}
 	fresh := make([]Entry, 0, len(links))
-	urls := make([]string, 0, len(links)+len(skips))
+	urls := make([]string, 0, len(links))
 	for _, l := range links {
 		if _, dup := s.pending[l.URL]; dup {
 			continue
@@ -88,15 +101,6 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 		s.pending[l.URL] = struct{}{}
 		fresh = append(fresh, l)
 		urls = append(urls, l.URL)
-	}
-	var skipping []Skip
-	for _, sk := range skips {
-		if _, dup := s.pending[sk.URL]; dup {
-			continue
-		}
-		s.pending[sk.URL] = struct{}{}
-		skipping = append(skipping, sk)
-		urls = append(urls, sk.URL)
 	}
 	if len(urls) == 0 {
 		return nil
@@ -107,15 +111,6 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 			delete(s.pending, u)
 		}
 		return err
-	}
-	for i, sk := range skipping {
-		if seen[len(fresh)+i] {
-			delete(s.pending, sk.URL)
-			continue
-		}
-		s.addOp()
-		s.light++
-		s.batch.Skipped = append(s.batch.Skipped, sk)
 	}
 	for i, l := range fresh {
 		if seen[i] {
