@@ -87,14 +87,18 @@ type itemRecord struct {
 	chTraversal uint64
 	// url is the page that holds the key: its values are the item's.
 	url string
+	// page is url's page number (itemPage), which lets a tombstone sweep
+	// read the page's mark and memo without the URL index; 0 when the
+	// record does not carry it (the index then gives it).
+	page uint64
 }
 
 const itemRecordHeader = 16 + 8 + 8 + 1
 
 // An item record is the header — hash, traversal, pending, flags — then,
 // when the flags say so, the full key and the challenger as
-// length-prefixed strings (the challenger after its traversal), then the
-// URL.
+// length-prefixed strings (the challenger after its traversal) and the
+// page number as a uvarint, then the URL.
 func (r itemRecord) encode() []byte {
 	b := make([]byte, itemRecordHeader, itemRecordHeader+len(r.key)+len(r.challenger)+len(r.url)+24)
 	copy(b, r.hash[:])
@@ -109,6 +113,9 @@ func (r itemRecord) encode() []byte {
 		b = binary.BigEndian.AppendUint64(b, r.chTraversal)
 		b = binary.AppendUvarint(b, uint64(len(r.challenger)))
 		b = append(b, r.challenger...)
+	}
+	if r.flags&itemPage != 0 {
+		b = binary.AppendUvarint(b, r.page)
 	}
 	return append(b, r.url...)
 }
@@ -137,6 +144,13 @@ func decodeItemRecord(v []byte) (itemRecord, error) {
 		if r.challenger, b, ok = cutString(b[8:]); !ok {
 			return itemRecord{}, errors.New("item record's challenger is truncated")
 		}
+	}
+	if r.flags&itemPage != 0 {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n == 0 {
+			return itemRecord{}, errors.New("item record's page number is truncated")
+		}
+		r.page, b = n, b[k:]
 	}
 	r.url = string(b)
 	return r, nil

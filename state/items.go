@@ -30,6 +30,8 @@ const (
 	// itemChallenger marks a record that names another page yielding its
 	// key.
 	itemChallenger
+	// itemPage marks a record that carries its page's number.
+	itemPage
 )
 
 // Version is an item version waiting for export: the latest new or changed
@@ -65,6 +67,15 @@ type itemWriter struct {
 	// stagedSeq is the highest sequence number a publish in flight took
 	// (see stagedSeq).
 	stagedSeq uint64
+	// at is the page whose items are being stored, with its number, so
+	// that their records carry it without a read of the URL index.
+	at pageAt
+}
+
+// pageAt is a page's URL and number.
+type pageAt struct {
+	url  string
+	page uint64
 }
 
 func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
@@ -112,10 +123,18 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	if rec.flags&itemRemoved != 0 {
 		return rec.traversal
 	}
-	m, ok := w.seen.get(seenKey(rec.url))
-	if !ok || m.skipped <= rec.traversal {
+	var m seenMark
+	if rec.page != 0 {
+		m.page = rec.page
+		m.traversal, m.skipped = decodeMark(w.seen.marks.Get(pageKey(m.page)))
+	} else {
+		m, _ = w.seen.get(seenKey(rec.url))
+	}
+	if m.page == 0 || m.skipped <= rec.traversal {
 		return rec.traversal
 	}
+	// The memo names its URL: a page number the record kept from before a
+	// repair gave it out again finds another page's memo, not its own.
 	if memoListsItem(w.memos.of(m.page), rec.url, key) {
 		return m.skipped
 	}
@@ -155,6 +174,7 @@ func (w itemWriter) putVersion(v *crawl.ItemVersion, encoded json.RawMessage, ta
 	if hashed {
 		rec.flags, rec.key = itemFullKey, v.Key
 	}
+	w.numberPage(&rec)
 	change := ChangeNew
 	if old := w.items.Get(key); old != nil {
 		prev, err := decodeItemRecord(old)
@@ -174,8 +194,12 @@ func (w itemWriter) putVersion(v *crawl.ItemVersion, encoded json.RawMessage, ta
 			prev.challenger, prev.chTraversal = v.URL, w.traversal
 			return w.items.Put(key, prev.encode())
 		}
-		rec.flags |= prev.flags &^ (itemRemoved | itemHashPublished | itemChallenger)
+		rec.flags |= prev.flags &^ (itemRemoved | itemHashPublished | itemChallenger | itemPage)
 		rec.pending = prev.pending
+		if rec.flags&itemPage == 0 && prev.flags&itemPage != 0 && prev.url == v.URL {
+			rec.page = prev.page
+			rec.flags |= itemPage
+		}
 		if prev.url == v.URL && prev.flags&itemChallenger != 0 {
 			rec.flags |= itemChallenger
 			rec.challenger, rec.chTraversal = prev.challenger, prev.chTraversal
@@ -195,7 +219,7 @@ func (w itemWriter) putVersion(v *crawl.ItemVersion, encoded json.RawMessage, ta
 		}
 		if prev.hash == hash && prev.flags&itemRemoved == 0 {
 			counts.Unchanged++
-			if prev.traversal == w.traversal && prev.url == v.URL {
+			if prev.traversal == w.traversal && prev.url == v.URL && prev.page == rec.page {
 				return nil
 			}
 			return w.items.Put(key, rec.encode())
@@ -240,7 +264,21 @@ func (w itemWriter) touch(ref crawl.ItemRef, counts *crawl.Committed) (bool, err
 	}
 	w.settle(&rec)
 	rec.traversal = w.traversal
+	w.numberPage(&rec)
 	return true, w.items.Put(k, rec.encode())
+}
+
+// numberPage gives the record the number of its page when that is the
+// page being stored. A record carries the number its page had when the
+// page last yielded it: a page forgotten and linked again gets a new
+// number, which the record learns when the page is next read, and until
+// then the old number finds no skip mark of the page (numbers are not
+// given twice) and no memo of its URL.
+func (w itemWriter) numberPage(rec *itemRecord) {
+	if rec.url == w.at.url && w.at.page != 0 {
+		rec.page = w.at.page
+		rec.flags |= itemPage
+	}
 }
 
 // standing reads the record of an item a page yielded last time and

@@ -86,25 +86,29 @@ func (p pageMemos) of(page uint64) []byte {
 	return p.memos.Get(memoKey(page))
 }
 
-// put stores the encoded memo of the page at url (see putByKey).
-func (p pageMemos) put(url string, v []byte) error { return p.putByKey(seenKey(url), v) }
-
 // putByKey stores the encoded memo of the page whose URL hash is k,
 // giving the page a number first if it has none: one the seen set does
 // not hold (it is then in the URL index with no mark).
-func (p pageMemos) putByKey(k, v []byte) error {
-	var m seenMark
-	if m.page = p.seen.page(k); m.page == 0 {
+func (p pageMemos) putByKey(k, v []byte) error { return p.putAt(k, p.seen.page(k), v) }
+
+// putAt stores the encoded memo of the page whose URL hash is k and whose
+// number is page (0: none yet, given here).
+func (p pageMemos) putAt(k []byte, page uint64, v []byte) error {
+	if page == 0 {
+		m := seenMark{}
 		if err := p.seen.put(k, &m); err != nil {
 			return err
 		}
+		page = m.page
 	}
-	return p.memos.Put(memoKey(m.page), v)
+	return p.memos.Put(memoKey(page), v)
 }
 
 // remove removes the memo of the page at url, if any.
-func (p pageMemos) remove(url string) error {
-	page := p.seen.page(seenKey(url))
+func (p pageMemos) remove(url string) error { return p.removeAt(p.seen.page(seenKey(url))) }
+
+// removeAt removes the memo of the page with this number, if any.
+func (p pageMemos) removeAt(page uint64) error {
 	if page == 0 {
 		return nil
 	}
@@ -115,15 +119,16 @@ func (p pageMemos) remove(url string) error {
 func memoKey(page uint64) []byte { return pageKey(page) }
 
 // putMemo replaces or removes the memo of a finished page as its Done
-// says; keep false removes it whatever the Done says.
-func putMemo(memos pageMemos, d *crawl.Done, keep bool) error {
+// says; keep false removes it whatever the Done says. at is the page's
+// URL hash and number (0: none yet).
+func putMemo(memos pageMemos, d *crawl.Done, at pageAt, key []byte, keep bool) error {
 	switch {
 	case !keep:
-		return memos.remove(d.URL)
+		return memos.removeAt(at.page)
 	case d.Memo != nil:
-		return memos.put(d.URL, encodeMemo(d.URL, d.Memo))
+		return memos.putAt(key, at.page, encodeMemo(d.URL, d.Memo))
 	case d.ForgetMemo:
-		return memos.remove(d.URL)
+		return memos.removeAt(at.page)
 	}
 	return nil
 }

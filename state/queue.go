@@ -176,6 +176,10 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]
 		c.finished++
+		// One read of the URL index serves the page's memo and its items'
+		// records.
+		urlKey := seenKey(d.URL)
+		items.at = pageAt{url: d.URL, page: seen.page(urlKey)}
 		if err := queue.Delete(seqKey(d.Seq)); err != nil {
 			return full, err
 		}
@@ -205,7 +209,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if !d.Failed {
 			// A page that yields a key another page holds keeps no memo:
 			// a 304 could not tell a duplicate from a takeover.
-			if err := putMemo(items.memos, d, stands && counts.DuplicateKeys == duplicates); err != nil {
+			if err := putMemo(items.memos, d, items.at, urlKey, stands && counts.DuplicateKeys == duplicates); err != nil {
 				return full, err
 			}
 		}
