@@ -277,13 +277,17 @@ func checkConsistent(t *testing.T, db *DB) {
 	}
 }
 
-// countSeen counts the URLs the seen set holds, checking that each has its
-// mark: the two are written in one transaction.
+// countSeen counts the URLs the seen set holds, checking that each has a
+// page number and a traversal: they are written in one transaction.
 func countSeen(t *testing.T, db *DB, tx *bolt.Tx) int {
 	t.Helper()
-	urls, marks := db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketMarks))
-	if urls != marks {
-		t.Errorf("the URL index holds %d URLs, the marks bucket %d marks", urls, marks)
-	}
-	return urls
+	seen, n := seenOf(tx), 0
+	_ = seen.urls.ForEach(func(k, _ []byte) error {
+		if m, ok := seen.get(k); !ok || m.page == 0 || m.traversal == 0 {
+			t.Errorf("URL %x has the mark %+v", k, m)
+		}
+		n++
+		return nil
+	})
+	return n
 }

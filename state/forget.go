@@ -40,8 +40,8 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				page := decodePage(v)
-				if traversal, _ := decodeMark(seen.marks.Get(pageKey(page))); page != 0 && traversal <= last {
+				page, first := decodeIndex(v)
+				if traversal, _ := seen.markOf(page, first); page != 0 && traversal <= last {
 					stale = append(stale, bytes.Clone(k))
 					pages = append(pages, page)
 				}

@@ -97,8 +97,8 @@ func checkRecord(bucket string, k, v []byte) error {
 		_, err := decodeMemo(v)
 		return err
 	case string(bucketURLs):
-		if decodePage(v) == 0 {
-			return fmt.Errorf("page number of %d bytes, not 8 and not 0", len(v))
+		if page, _ := decodeIndex(v); page == 0 {
+			return fmt.Errorf("URL index value %x is not a page number and a traversal", v)
 		}
 	case string(bucketMarks):
 		if decodePage(k) == 0 {

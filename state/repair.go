@@ -352,7 +352,8 @@ func maxSeenMarks(tx *bolt.Tx) (traversal, page uint64) {
 	}
 	if b := tx.Bucket(bucketURLs); b != nil {
 		_ = b.ForEach(func(_, v []byte) error {
-			page = max(page, decodePage(v))
+			p, first := decodeIndex(v)
+			traversal, page = max(traversal, first), max(page, p)
 			return nil
 		})
 	}

@@ -9,10 +9,11 @@ import (
 
 // The seen set holds every URL a traversal queued, in two buckets. The
 // URL index gives each URL its page number, keyed by a 128-bit FNV-1a hash
-// of the URL (a fifth of a typical URL's size); it is written once, when
-// the URL is first queued, and kept for as long as the set holds the URL.
-// The marks bucket holds, by page number, the number of the last traversal
-// that queued the URL. A new traversal does not clear the set, which would
+// of the URL (a fifth of a typical URL's size), with the traversal that
+// first queued it; it is written once, when the URL is first queued, and
+// kept for as long as the set holds the URL. The marks bucket holds, by
+// page number, the last traversal that queued the URL when a later one
+// than the first did. A new traversal does not clear the set, which would
 // read the whole bucket in one transaction and map it all; it counts only
 // the marks carrying its own number.
 //
@@ -27,13 +28,15 @@ import (
 // them: the marks a commit writes, and the memos (see memo.go), which the
 // page number keys too, land side by side in the file instead of one per
 // page of a bucket keyed by hash. A rerun that skips a listing's item
-// pages rewrites a few pages of marks, not a page of the index per item.
+// pages rewrites a few pages of marks, not a page of the index per item;
+// a new URL costs one write to the index, as before.
 // Format 8 kept the marks in the index's values (see upgrade.go).
 
 var (
-	// bucketURLs is the URL index: URL hash to page number.
+	// bucketURLs is the URL index: URL hash to page number and first
+	// traversal.
 	bucketURLs = []byte("urls")
-	// bucketMarks holds the seen marks by page number.
+	// bucketMarks holds the later seen marks by page number.
 	bucketMarks = []byte("marks")
 )
 
@@ -71,25 +74,30 @@ func seenOf(tx *bolt.Tx) seenSet {
 
 // page returns the page number of the URL with this key, 0 when the set
 // has none.
-func (s seenSet) page(key []byte) uint64 { return decodePage(s.urls.Get(key)) }
-
-// decodePage reads a URL index value, 0 for one that is not a page number.
-func decodePage(v []byte) uint64 {
-	if len(v) != 8 {
-		return 0
-	}
-	return binary.BigEndian.Uint64(v)
+func (s seenSet) page(key []byte) uint64 {
+	page, _ := decodeIndex(s.urls.Get(key))
+	return page
 }
 
 // get returns the mark of the URL with this key; ok is false when the set
 // does not hold the URL.
 func (s seenSet) get(key []byte) (m seenMark, ok bool) {
-	m.page = s.page(key)
+	var first uint64
+	m.page, first = decodeIndex(s.urls.Get(key))
 	if m.page == 0 {
 		return seenMark{}, false
 	}
-	m.traversal, m.skipped = decodeMark(s.marks.Get(pageKey(m.page)))
+	m.traversal, m.skipped = s.markOf(m.page, first)
 	return m, true
+}
+
+// markOf returns the traversals of the page's mark: its entry in the marks
+// bucket, or the first traversal the index holds when it has none.
+func (s seenSet) markOf(page, first uint64) (traversal, skipped uint64) {
+	if v := s.marks.Get(pageKey(page)); v != nil {
+		return decodeMark(v)
+	}
+	return first, 0
 }
 
 // has reports whether the traversal already queued the URL with this key.
@@ -100,15 +108,20 @@ func (s seenSet) has(key []byte, traversal uint64) bool {
 
 // put writes the mark of the URL with this key. A mark without a page
 // number is a URL the set does not hold yet: it gets the next number,
-// which the URL index records. A mark naming no traversal writes no mark.
+// which the URL index records with the mark's traversal; only a skip needs
+// the marks bucket then. A known URL's mark goes to the marks bucket; one
+// naming no traversal writes nothing.
 func (s seenSet) put(key []byte, m *seenMark) error {
 	if m.page == 0 {
 		m.page = getUint(s.meta, keyPageSeq) + 1
 		if err := putUint(s.meta, keyPageSeq, m.page); err != nil {
 			return err
 		}
-		if err := s.urls.Put(key, pageKey(m.page)); err != nil {
+		if err := s.urls.Put(key, encodeIndex(m.page, m.traversal)); err != nil {
 			return err
+		}
+		if m.skipped == 0 {
+			return nil
 		}
 	}
 	if m.traversal == 0 && m.skipped == 0 {
@@ -175,4 +188,31 @@ func validMark(v []byte) bool {
 	}
 	_, k := binary.Uvarint(v[n:])
 	return k > 0 && n+k == len(v)
+}
+
+// decodePage reads a page number key, 0 for one that is not 8 bytes.
+func decodePage(v []byte) uint64 {
+	if len(v) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// encodeIndex lays a URL index value out as the page number, 8 bytes,
+// then the first traversal as a uvarint.
+func encodeIndex(page, first uint64) []byte {
+	return binary.AppendUvarint(binary.BigEndian.AppendUint64(make([]byte, 0, 8+binary.MaxVarintLen64), page), first)
+}
+
+// decodeIndex reads what encodeIndex wrote; page is 0 for a value that is
+// not one.
+func decodeIndex(v []byte) (page, first uint64) {
+	if len(v) < 8 {
+		return 0, 0
+	}
+	first, n := binary.Uvarint(v[8:])
+	if n <= 0 || 8+n != len(v) {
+		return 0, 0
+	}
+	return binary.BigEndian.Uint64(v), first
 }

@@ -114,12 +114,16 @@ func moveSeenBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	seen := seenOf(tx)
 	for i := range moved {
 		e := &moved[i]
-		if e.mark.page != 0 {
-			if err := seen.urls.Put(e.key, pageKey(e.mark.page)); err != nil {
-				return false, err
+		if e.mark.page == 0 {
+			// A new number, in the index with the mark's traversal.
+			err = seen.put(e.key, &e.mark)
+		} else {
+			err = seen.urls.Put(e.key, encodeIndex(e.mark.page, e.mark.traversal))
+			if err == nil && e.mark.skipped != 0 {
+				err = seen.marks.Put(pageKey(e.mark.page), encodeMark(e.mark.traversal, e.mark.skipped))
 			}
 		}
-		if err := seen.put(e.key, &e.mark); err != nil {
+		if err != nil {
 			return false, err
 		}
 		if err := old.Delete(e.key); err != nil {
