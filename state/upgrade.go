@@ -23,14 +23,18 @@ var bucketSeenV8 = []byte("seen")
 const upgradeBatch = 4096
 
 // moveMemos moves the memos of a format 7 file from the pages bucket to
-// the memo bucket, giving each page a number in its seen mark, then drops
+// the memo bucket, giving each page a number in the URL index, then drops
 // the pages bucket; a file without one is left alone. It runs in
 // transactions of upgradeBatch memos, each moving its own, so a crash
 // leaves the rest for the next Open: the memos stay whole either way.
-func (db *DB) moveMemos() error {
+func (db *DB) moveMemos() error { return db.inBatches(moveMemoBatch) }
+
+// inBatches runs an upgrade step, one transaction of upgradeBatch entries
+// at a time, until it says it is done.
+func (db *DB) inBatches(step func(tx *bolt.Tx, n int) (done bool, err error)) error {
 	for done := false; !done; {
 		err := db.bolt.Update(func(tx *bolt.Tx) (err error) {
-			done, err = moveMemoBatch(tx, upgradeBatch)
+			done, err = step(tx, upgradeBatch)
 			return err
 		})
 		if err != nil {
@@ -74,18 +78,7 @@ func moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 // runs in transactions of upgradeBatch entries, each moving its own, so a
 // crash leaves the rest for the next Open. It runs before moveMemos, which
 // finds a format 7 memo's page through the URL index.
-func (db *DB) moveSeen() error {
-	for done := false; !done; {
-		err := db.bolt.Update(func(tx *bolt.Tx) (err error) {
-			done, err = moveSeenBatch(tx, upgradeBatch)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (db *DB) moveSeen() error { return db.inBatches(moveSeenBatch) }
 
 // moveSeenBatch moves up to n entries of the format 8 seen set, or drops
 // the bucket when it is empty; done reports that there is no such bucket
