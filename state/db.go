@@ -1,7 +1,8 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
-// traversal, the URLs that failed, the items with their content hashes, the
-// item versions not yet exported, and the pages' memos (see memo.go). Open
+// traversal with their page numbers (see seen.go), the URLs that failed,
+// the items with their content hashes, the item versions not yet exported,
+// and the pages' memos by page number (see memo.go). Open
 // upgrades a state an older format wrote, once (see upgrade.go). Every
 // change is made in transactions
 // ordered so that a crash between any two leaves a state the next run
