@@ -19,11 +19,10 @@ import (
 // requests in flight at once. A chain that changed, or a site that
 // fails, costs at most a window of requests no worker takes: an answer
 // no worker takes holds its place in the window. Under a revisit policy
-// the memos of
-// the item pages a page that answered 304 links to are read then too, for
-// sortDue. A worker that comes to such a page
-// takes the answer instead of asking again (see run.visit); the page is
-// judged and processed then, as any answer is. What the lookahead asked
+// the memos of the item pages a page that answered 304 links to are read
+// then too, for sortDue. A worker that comes to such a page takes the
+// answer instead of asking again (see run.visit); the page is judged and
+// processed then, as any answer is. What the lookahead asked
 // and no worker took (a chain that changed, a run that stopped first) is
 // still one request of the run's count.
 //
