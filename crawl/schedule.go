@@ -73,9 +73,8 @@ func (s *schedule) next() (Queued, bool) { return s.front.popFront() }
 func (s *schedule) putBack(q Queued) { s.front.pushFront(q) }
 
 // enqueue gives new links sequence numbers and adds them to the batch,
-// with the item pages a revisit policy skips (those the traversal has not
-// seen);
-// pages that lead to others (listings, sitemaps) go to the front of the
+// with the item pages a revisit policy skips (the store drops those the
+// traversal has seen); pages that lead to others (listings, sitemaps) go to the front of the
 // frontier so discovery runs ahead, item pages to the back while there is
 // room; while the run stops they only wait in the store.
 func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
