@@ -25,6 +25,7 @@ func (db *DB) forget(traversal uint64) (int, error) {
 	}
 	last := traversal - 1 - ForgetAfterTraversals // the newest traversal to forget
 	var after []byte
+	var recent pageSet // pages whose mark is newer than last
 	forgotten := 0
 	for {
 		var stale [][]byte
@@ -32,6 +33,11 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		var next []byte
 		err := db.bolt.View(func(tx *bolt.Tx) error {
 			seen := seenOf(tx)
+			if recent == nil {
+				// The URLs a traversal after the first linked again, from
+				// one read of the marks, not a read per URL.
+				recent = seen.marked(func(t, _ uint64) bool { return t > last })
+			}
 			c := seen.urls.Cursor()
 			k, v := c.First()
 			if after != nil {
@@ -40,8 +46,9 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				}
 			}
 			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
-				page, first := decodeIndex(v)
-				if traversal, _ := seen.markOf(page, first); page != 0 && traversal <= last {
+				// A URL's mark is never older than the traversal that first
+				// queued it.
+				if page, first := decodeIndex(v); page != 0 && first <= last && !recent.has(page) {
 					stale = append(stale, bytes.Clone(k))
 					pages = append(pages, page)
 				}

@@ -169,25 +169,59 @@ func encodeMark(traversal, skipped uint64) []byte {
 // decodeMark reads what encodeMark wrote; a missing or short mark is no
 // traversal.
 func decodeMark(v []byte) (traversal, skipped uint64) {
-	traversal, n := binary.Uvarint(v)
-	if n <= 0 {
-		return 0, 0
-	}
-	skipped, k := binary.Uvarint(v[n:])
-	if k <= 0 {
-		return traversal, 0
-	}
+	traversal, skipped, _ = parseMark(v)
 	return traversal, skipped
 }
 
 // validMark reports whether v is what encodeMark writes.
 func validMark(v []byte) bool {
-	_, n := binary.Uvarint(v)
+	_, _, ok := parseMark(v)
+	return ok
+}
+
+// parseMark reads a mark as far as it goes; ok says it was whole, with
+// nothing after it.
+func parseMark(v []byte) (traversal, skipped uint64, ok bool) {
+	traversal, n := binary.Uvarint(v)
 	if n <= 0 {
-		return false
+		return 0, 0, false
 	}
-	_, k := binary.Uvarint(v[n:])
-	return k > 0 && n+k == len(v)
+	skipped, k := binary.Uvarint(v[n:])
+	if k <= 0 {
+		return traversal, 0, false
+	}
+	return traversal, skipped, n+k == len(v)
+}
+
+// pageSet is a set of page numbers, a bit each: 125 KiB per million.
+type pageSet []uint64
+
+// has reports whether the set holds the page number.
+func (s pageSet) has(page uint64) bool {
+	i := page / 64
+	return i < uint64(len(s)) && s[i]&(1<<(page%64)) != 0
+}
+
+// add puts a page number in the set, growing it as needed.
+func (s *pageSet) add(page uint64) {
+	i := page / 64
+	if i >= uint64(len(*s)) {
+		*s = append(*s, make(pageSet, i+1-uint64(len(*s)))...)
+	}
+	(*s)[i] |= 1 << (page % 64)
+}
+
+// marked reads the marks bucket once, in page order, and returns the
+// pages whose mark keep accepts.
+func (s seenSet) marked(keep func(traversal, skipped uint64) bool) pageSet {
+	set := make(pageSet, 0, getUint(s.meta, keyPageSeq)/64+1)
+	_ = s.marks.ForEach(func(k, v []byte) error {
+		if keep(decodeMark(v)) {
+			set.add(decodePage(k))
+		}
+		return nil
+	})
+	return set
 }
 
 // decodePage reads a page number key, 0 for one that is not 8 bytes.

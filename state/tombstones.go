@@ -24,7 +24,8 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			rec itemRecord
 		}
 		var stale []gone
-		skipped := pagesSkippedSince(w.seen, traversal)
+		// The pages skipped in the traversal, from one read of the marks.
+		skipped := w.seen.marked(func(_, skipped uint64) bool { return skipped >= traversal })
 		err := w.items.ForEach(func(k, v []byte) error {
 			rec, err := decodeItemRecord(v)
 			if err != nil {
@@ -97,35 +98,4 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		return 0, fmt.Errorf("mark removed items in %s: %w", db.dir, err)
 	}
 	return removed, nil
-}
-
-// pageSet is a set of page numbers, a bit each.
-type pageSet []uint64
-
-func (s pageSet) has(page uint64) bool {
-	i := page / 64
-	return i < uint64(len(s)) && s[i]&(1<<(page%64)) != 0
-}
-
-// add puts a page number in the set, growing it as needed.
-func (s *pageSet) add(page uint64) {
-	i := page / 64
-	if i >= uint64(len(*s)) {
-		*s = append(*s, make(pageSet, i+1-uint64(len(*s)))...)
-	}
-	(*s)[i] |= 1 << (page % 64)
-}
-
-// pagesSkippedSince reads the marks, in page order, for the pages skipped
-// in traversal or later: a bit per page number given out, 125 KiB per
-// million pages.
-func pagesSkippedSince(seen seenSet, traversal uint64) pageSet {
-	set := make(pageSet, 0, getUint(seen.meta, keyPageSeq)/64+1)
-	_ = seen.marks.ForEach(func(k, v []byte) error {
-		if _, skipped := decodeMark(v); skipped >= traversal {
-			set.add(decodePage(k))
-		}
-		return nil
-	})
-	return set
 }
