@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
@@ -63,6 +64,15 @@ type boltDB struct {
 	*bolt.DB
 	path   string
 	damage atomic.Pointer[CorruptError]
+	// writer is held by a write transaction from before it begins until
+	// what it changed of the state held in memory is settled (see
+	// recent.go): bbolt lets the next write transaction begin as soon as
+	// the file is written.
+	writer sync.Mutex
+	// prepare, when set, runs before a write transaction commits; settle
+	// after, with the commit's error.
+	prepare func(*bolt.Tx)
+	settle  func(*bolt.Tx, error)
 }
 
 // View runs fn in a read transaction.
@@ -79,6 +89,8 @@ func (b *boltDB) Update(fn func(*bolt.Tx) error) error { return b.guarded(b.upda
 // here, only forgets the transaction's pages, which is all a file found
 // damaged needs: it is not written to again.
 func (b *boltDB) update(fn func(*bolt.Tx) error) error {
+	b.writer.Lock()
+	defer b.writer.Unlock()
 	tx, err := b.DB.Begin(true)
 	if err != nil {
 		return err
@@ -91,7 +103,14 @@ func (b *boltDB) update(fn func(*bolt.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if b.prepare != nil {
+		b.prepare(tx)
+	}
+	err = tx.Commit()
+	if b.settle != nil {
+		b.settle(tx, err)
+	}
+	return err
 }
 
 func (b *boltDB) guarded(tx func(func(*bolt.Tx) error) error, fn func(*bolt.Tx) error) (err error) {

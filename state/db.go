@@ -1,6 +1,7 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
-// traversal with their page numbers (see seen.go), the URLs that failed,
+// traversal with their page numbers (see seen.go; the newest of them are
+// held in memory too, see recent.go), the URLs that failed,
 // the items with their content hashes, the item versions not yet exported,
 // and the pages' memos by page number (see memo.go). Open
 // upgrades a state an older format wrote, once (see upgrade.go). Every
@@ -32,7 +33,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 9
+const formatVersion = 10
 
 var (
 	bucketMeta     = []byte("meta")
@@ -64,7 +65,7 @@ var (
 )
 
 // buckets lists every bucket of the format.
-var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketMarks, bucketFailed, bucketItems, bucketVersions,
+var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketMarks, bucketFailed, bucketItems, bucketVersions,
 	bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
@@ -78,6 +79,10 @@ type DB struct {
 	traversal uint64
 	// budget is the write budget (see writebudget.go).
 	budget int64
+	// recent is the URL index's recent part in memory; writing is the
+	// view of it the write transaction in progress has (see recent.go).
+	recent  *recentURLs
+	writing *recentView
 }
 
 // Options tune Open.
@@ -138,7 +143,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
-	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin}
+	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs()}
+	db.bolt.prepare, db.bolt.settle = db.prepareRecent, db.settleRecent
 	db.budget = opts.WriteBudget
 	if db.budget <= 0 {
 		db.budget = DefaultWriteBudget
@@ -175,6 +181,11 @@ func (db *DB) init() error {
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
+		case 9:
+			// Format 10 adds the URL index's recent part, a bucket of its
+			// own, made above.
+			db.origin.UpgradedFrom = int(v)
+			return putUint(meta, keyFormat, formatVersion)
 		case 5, 6, 7, 8:
 			// Format 6 lets a seen mark carry the traversal that last
 			// skipped the page; a format 5 mark, the traversal alone,
@@ -185,8 +196,8 @@ func (db *DB) init() error {
 			// lack. Format 8 keeps the memos by page number, format 9 the
 			// seen marks too, each moved there after this transaction (see
 			// upgrade.go); a URL that has no page number gets one then.
-			// Marked 9 first, so that an older binary refuses the file
-			// even while they are moved.
+			// Marked with the current format first, so that an older
+			// binary refuses the file even while they are moved.
 			db.origin.UpgradedFrom = int(v)
 			return putUint(meta, keyFormat, formatVersion)
 		default:
@@ -195,6 +206,12 @@ func (db *DB) init() error {
 	})
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
+	}
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		db.recent.load(tx)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("initialise storage %s: read the URL index's recent part: %w", db.dir, err)
 	}
 	err = db.moveSeen()
 	if err == nil {

@@ -24,6 +24,11 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		return 0, nil
 	}
 	last := traversal - 1 - ForgetAfterTraversals // the newest traversal to forget
+	// The sweep reads the URL index's keys in order: its recent part is
+	// folded in first.
+	if err := db.fold(); err != nil {
+		return 0, err
+	}
 	var after []byte
 	var recent pageSet // pages whose mark is newer than last
 	forgotten := 0
@@ -31,8 +36,8 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		var stale [][]byte
 		var pages []uint64 // the stale URLs' page numbers
 		var next []byte
-		err := db.bolt.View(func(tx *bolt.Tx) error {
-			seen := seenOf(tx)
+		err := db.readSeen(func(tx *bolt.Tx) error {
+			seen := db.seenOf(tx)
 			if recent == nil {
 				// The URLs a traversal after the first linked again, from
 				// one read of the marks, not a read per URL.
@@ -67,7 +72,7 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		if len(stale) > 0 {
 			i := 0
 			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-				seen, memos := seenOf(tx), tx.Bucket(bucketMemos)
+				seen, memos := db.seenOf(tx), tx.Bucket(bucketMemos)
 				for ; i < len(stale) && !full; i++ {
 					if err := seen.remove(stale[i], pages[i]); err != nil {
 						return false, false, err

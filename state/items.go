@@ -78,11 +78,11 @@ type pageAt struct {
 	page uint64
 }
 
-func newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
+func (db *DB) newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions := tx.Bucket(bucketVersions)
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
-	memos := writeMemos(tx)
+	memos := db.writeMemos(tx)
 	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: memos.seen,
 		memos: memos, moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
 		stagedSeq: stagedSeq(tx)}

@@ -39,8 +39,8 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 // nil for a page the state has none of.
 func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	out := make([]*crawl.PageMemo, len(urls))
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		memos := pageMemos{seen: seenOf(tx), memos: tx.Bucket(bucketMemos)}
+	err := db.readSeen(func(tx *bolt.Tx) error {
+		memos := pageMemos{seen: db.seenOf(tx), memos: tx.Bucket(bucketMemos)}
 		for i, url := range urls {
 			v := memos.of(memos.seen.page(seenKey(url)))
 			if v == nil {
@@ -71,10 +71,10 @@ type pageMemos struct {
 }
 
 // writeMemos returns the memo access of a write transaction.
-func writeMemos(tx *bolt.Tx) pageMemos {
+func (db *DB) writeMemos(tx *bolt.Tx) pageMemos {
 	memos := tx.Bucket(bucketMemos)
 	memos.FillPercent = memoFillPercent
-	return pageMemos{seen: seenOf(tx), memos: memos}
+	return pageMemos{seen: db.seenOf(tx), memos: memos}
 }
 
 // of returns the encoded memo of the page with this number, nil when

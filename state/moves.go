@@ -57,7 +57,7 @@ func (w itemWriter) propose(key []byte, prev *itemRecord, v *crawl.ItemVersion) 
 func (db *DB) settleMoves(traversal uint64) (crawl.Committed, error) {
 	var total crawl.Committed
 	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-		w := newItemWriter(tx, traversal)
+		w := db.newItemWriter(tx, traversal)
 		var keys [][]byte
 		c := w.moves.Cursor()
 		for k, _ := c.First(); k != nil && len(keys) < 4096; k, _ = c.Next() {

@@ -35,8 +35,8 @@ func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 // Seen reports, for each URL, whether the traversal already has it.
 func (db *DB) Seen(urls []string) ([]bool, error) {
 	out := make([]bool, len(urls))
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		seen := seenOf(tx)
+	err := db.readSeen(func(tx *bolt.Tx) error {
+		seen := db.seenOf(tx)
 		for i, u := range urls {
 			out[i] = seen.has(seenKey(u), db.traversal)
 		}
@@ -77,6 +77,9 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 		total = total.Add(counts)
 		return full, c.done(), err
 	})
+	if err == nil {
+		err = db.foldIfFull()
+	}
 	if err != nil {
 		return crawl.Committed{}, fmt.Errorf("commit batch to %s: %w", db.dir, err)
 	}
@@ -129,7 +132,7 @@ func (c *batchCursor) insertionOrder() {
 // commitPart applies the batch from the cursor on, advancing it, until the
 // batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
-	queue, seen, failed := tx.Bucket(bucketQueue), seenOf(tx), tx.Bucket(bucketFailed)
+	queue, seen, failed := tx.Bucket(bucketQueue), db.seenOf(tx), tx.Bucket(bucketFailed)
 	if c.order == nil {
 		c.insertionOrder()
 	}
@@ -159,7 +162,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 			return full, err
 		}
 	}
-	items := newItemWriter(tx, db.traversal)
+	items := db.newItemWriter(tx, db.traversal)
 	for c.skipped < len(c.Skipped) && !full {
 		i := c.skipOrder[c.skipped]
 		sk, key := &c.Skipped[i], c.skipKeys[i]
@@ -246,8 +249,8 @@ func itemOrder(items []crawl.ItemVersion) []int {
 
 // enqueue queues an entry and marks its URL seen in the traversal, giving
 // it a page number if it has none.
-func enqueue(tx *bolt.Tx, q crawl.Queued, traversal uint64) error {
-	if err := seenOf(tx).mark(seenKey(q.URL), traversal); err != nil {
+func (db *DB) enqueue(tx *bolt.Tx, q crawl.Queued, traversal uint64) error {
+	if err := db.seenOf(tx).mark(seenKey(q.URL), traversal); err != nil {
 		return err
 	}
 	return tx.Bucket(bucketQueue).Put(seqKey(q.Seq), encodeEntry(q.Entry))

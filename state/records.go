@@ -100,6 +100,10 @@ func checkRecord(bucket string, k, v []byte) error {
 		if page, _ := decodeIndex(v); page == 0 {
 			return fmt.Errorf("URL index value %x is not a page number and a traversal", v)
 		}
+	case string(bucketURLsRecent):
+		if _, _, ok := decodeRecent(k, v); !ok {
+			return fmt.Errorf("recent URL index entry %x: %x is not a page number, a URL hash and a traversal", k, v)
+		}
 	case string(bucketMarks):
 		if decodePage(k) == 0 {
 			return fmt.Errorf("page number key of %d bytes, not 8 and not 0", len(k))

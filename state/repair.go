@@ -357,6 +357,14 @@ func maxSeenMarks(tx *bolt.Tx) (traversal, page uint64) {
 			return nil
 		})
 	}
+	if b := tx.Bucket(bucketURLsRecent); b != nil {
+		_ = b.ForEach(func(k, v []byte) error {
+			if _, e, ok := decodeRecent(k, v); ok {
+				traversal, page = max(traversal, e.first), max(page, e.page)
+			}
+			return nil
+		})
+	}
 	if b := tx.Bucket(bucketMarks); b != nil {
 		_ = b.ForEach(func(k, v []byte) error {
 			t, _ := decodeMark(v)

@@ -36,7 +36,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 				return err
 			}
 		}
-		seen := seenOf(tx)
+		seen := db.seenOf(tx)
 		var err error
 		if seq, err = db.moveFailed(tx, seq, traversal); err != nil {
 			return err
@@ -46,7 +46,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 				if seen.has(seenKey(e.URL), traversal) {
 					continue
 				}
-				if err := enqueue(tx, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
+				if err := db.enqueue(tx, crawl.Queued{Seq: seq, Entry: e}, traversal); err != nil {
 					return err
 				}
 				seq++
@@ -79,7 +79,7 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
-	seen := seenOf(tx)
+	seen := db.seenOf(tx)
 	var keys [][]byte // marked seen in key order (see insertionOrder)
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {

@@ -10,7 +10,8 @@ import (
 // The seen set holds every URL a traversal queued, in two buckets. The
 // URL index gives each URL its page number, keyed by a 128-bit FNV-1a hash
 // of the URL (a fifth of a typical URL's size), with the traversal that
-// first queued it; it is written once, when the URL is first queued, and
+// first queued it; it is written once, when the URL is first queued (to
+// its recent part, folded into the rest in hash order: see recent.go), and
 // kept for as long as the set holds the URL. The marks bucket holds, by
 // page number, the last traversal that queued the URL when a later one
 // than the first did. A new traversal does not clear the set, which would
@@ -29,7 +30,7 @@ import (
 // page number keys too, land side by side in the file instead of one per
 // page of a bucket keyed by hash. A rerun that skips a listing's item
 // pages rewrites a few pages of marks, not a page of the index per item;
-// a new URL costs one write to the index, as before.
+// a new URL costs an entry appended to the index's recent part.
 // Format 8 kept the marks in the index's values (see upgrade.go).
 
 var (
@@ -61,33 +62,46 @@ func seenKey(url string) []byte {
 type seenMark struct{ traversal, skipped, page uint64 }
 
 // seenSet reads and writes the seen set inside one transaction.
-type seenSet struct{ urls, marks, meta *bolt.Bucket }
+type seenSet struct {
+	urls, marks, meta *bolt.Bucket
+	// recent is the URL index's recent part (see recent.go).
+	recent *recentView
+}
 
-// seenOf returns the seen set of a transaction.
-func seenOf(tx *bolt.Tx) seenSet {
-	s := seenSet{urls: tx.Bucket(bucketURLs), marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta)}
+// seenOf returns the seen set of a transaction. A read transaction that
+// looks URLs up must be one of readSeen.
+func (db *DB) seenOf(tx *bolt.Tx) seenSet {
+	s := seenSet{urls: tx.Bucket(bucketURLs), marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta),
+		recent: db.recentViewOf(tx)}
 	if tx.Writable() {
 		s.marks.FillPercent = marksFillPercent
 	}
 	return s
 }
 
+// index returns the URL index's entry of the URL with this key, from its
+// recent part or the rest; page is 0 when the set has none.
+func (s seenSet) index(key []byte) indexEntry {
+	if e, ok := s.recent.get(key); ok {
+		return e
+	}
+	page, first := decodeIndex(s.urls.Get(key))
+	return indexEntry{page: page, first: first}
+}
+
 // page returns the page number of the URL with this key, 0 when the set
 // has none.
-func (s seenSet) page(key []byte) uint64 {
-	page, _ := decodeIndex(s.urls.Get(key))
-	return page
-}
+func (s seenSet) page(key []byte) uint64 { return s.index(key).page }
 
 // get returns the mark of the URL with this key; ok is false when the set
 // does not hold the URL.
 func (s seenSet) get(key []byte) (m seenMark, ok bool) {
-	var first uint64
-	m.page, first = decodeIndex(s.urls.Get(key))
-	if m.page == 0 {
+	e := s.index(key)
+	if e.page == 0 {
 		return seenMark{}, false
 	}
-	m.traversal, m.skipped = s.markOf(m.page, first)
+	m.page = e.page
+	m.traversal, m.skipped = s.markOf(e.page, e.first)
 	return m, true
 }
 
@@ -108,8 +122,8 @@ func (s seenSet) has(key []byte, traversal uint64) bool {
 
 // put writes the mark of the URL with this key. A mark without a page
 // number is a URL the set does not hold yet: it gets the next number,
-// which the URL index records with the mark's traversal; only a skip needs
-// the marks bucket then. A known URL's mark goes to the marks bucket; one
+// which the URL index's recent part records with the mark's traversal;
+// only a skip needs the marks bucket then. A known URL's mark goes to the marks bucket; one
 // naming no traversal writes nothing.
 func (s seenSet) put(key []byte, m *seenMark) error {
 	if m.page == 0 {
@@ -117,7 +131,7 @@ func (s seenSet) put(key []byte, m *seenMark) error {
 		if err := putUint(s.meta, keyPageSeq, m.page); err != nil {
 			return err
 		}
-		if err := s.urls.Put(key, encodeIndex(m.page, m.traversal)); err != nil {
+		if err := s.recent.add(key, indexEntry{page: m.page, first: m.traversal}); err != nil {
 			return err
 		}
 		if m.skipped == 0 {
@@ -149,6 +163,11 @@ func (s seenSet) markSkipped(key []byte, traversal uint64) error {
 // remove drops the URL with this key, whose page number is page, from the
 // set.
 func (s seenSet) remove(key []byte, page uint64) error {
+	if _, ok := s.recent.get(key); ok {
+		if err := s.recent.remove(key, page); err != nil {
+			return err
+		}
+	}
 	if err := s.urls.Delete(key); err != nil {
 		return err
 	}

@@ -245,7 +245,7 @@ func TestFormat2StateIsConverted(t *testing.T) {
 	}
 	// Write the seen set and the format number as version 2 did.
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketURLs, bucketMarks} {
+		for _, b := range [][]byte{bucketURLs, bucketURLsRecent, bucketMarks} {
 			if err := tx.DeleteBucket(b); err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 	removed := 0
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		removed = 0
-		w := newItemWriter(tx, traversal)
+		w := db.newItemWriter(tx, traversal)
 		type gone struct {
 			key []byte
 			rec itemRecord

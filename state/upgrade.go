@@ -27,7 +27,7 @@ const upgradeBatch = 4096
 // the pages bucket; a file without one is left alone. It runs in
 // transactions of upgradeBatch memos, each moving its own, so a crash
 // leaves the rest for the next Open: the memos stay whole either way.
-func (db *DB) moveMemos() error { return db.inBatches(moveMemoBatch) }
+func (db *DB) moveMemos() error { return db.inBatches(db.moveMemoBatch) }
 
 // inBatches runs an upgrade step, one transaction of upgradeBatch entries
 // at a time, until it says it is done.
@@ -47,7 +47,7 @@ func (db *DB) inBatches(step func(tx *bolt.Tx, n int) (done bool, err error)) er
 // moveMemoBatch moves up to n memos of the pages bucket, or drops the
 // bucket when it is empty; done reports that there is no pages bucket
 // left.
-func moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
+func (db *DB) moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	old := tx.Bucket(bucketPagesV7)
 	if old == nil {
 		return true, nil
@@ -60,7 +60,7 @@ func moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	if len(keys) == 0 {
 		return true, tx.DeleteBucket(bucketPagesV7)
 	}
-	memos := writeMemos(tx)
+	memos := db.writeMemos(tx)
 	for i, k := range keys {
 		if err := memos.putByKey(k, values[i]); err != nil {
 			return false, err
@@ -78,12 +78,12 @@ func moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 // runs in transactions of upgradeBatch entries, each moving its own, so a
 // crash leaves the rest for the next Open. It runs before moveMemos, which
 // finds a format 7 memo's page through the URL index.
-func (db *DB) moveSeen() error { return db.inBatches(moveSeenBatch) }
+func (db *DB) moveSeen() error { return db.inBatches(db.moveSeenBatch) }
 
 // moveSeenBatch moves up to n entries of the format 8 seen set, or drops
 // the bucket when it is empty; done reports that there is no such bucket
 // left.
-func moveSeenBatch(tx *bolt.Tx, n int) (done bool, err error) {
+func (db *DB) moveSeenBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	old := tx.Bucket(bucketSeenV8)
 	if old == nil {
 		return true, nil
@@ -104,7 +104,7 @@ func moveSeenBatch(tx *bolt.Tx, n int) (done bool, err error) {
 	slices.SortStableFunc(moved, func(a, b entry) int {
 		return cmpPage(a.mark.page, b.mark.page)
 	})
-	seen := seenOf(tx)
+	seen := db.seenOf(tx)
 	for i := range moved {
 		e := &moved[i]
 		if e.mark.page == 0 {

@@ -18,9 +18,10 @@ import (
 
 // upgradeFixtures are the states the scenario (see writeUpgradeScenario)
 // left in older formats: format 7 (memos by URL hash, state at commit
-// ada16ae) and format 8 (seen marks in the URL hash's value, state at
-// commit 7970828), each the file testdata/format<N>.db.gz.
-var upgradeFixtures = []int{7, 8}
+// ada16ae), format 8 (seen marks in the URL hash's value, state at commit
+// 7970828) and format 9 (no recent part of the URL index, state at commit
+// fc26118), each the file testdata/format<N>.db.gz.
+var upgradeFixtures = []int{7, 8, 9}
 
 // unpackFixture writes testdata/format<format>.db.gz, a state the
 // scenario left in that format, to a new storage folder.
@@ -91,7 +92,7 @@ func checkUpgraded(t *testing.T, db *DB) {
 			t.Errorf("format %d, not %d", getUint(tx.Bucket(bucketMeta), keyFormat), formatVersion)
 		}
 		pages := map[uint64]string{}
-		seen := seenOf(tx)
+		seen := db.seenOf(tx)
 		for _, u := range upgradeURLs() {
 			m, _ := seen.get(seenKey(u))
 			if m.page == 0 || pages[m.page] != "" {
@@ -106,8 +107,9 @@ func checkUpgraded(t *testing.T, db *DB) {
 				t.Errorf("seen mark of %s = %+v, want %+v", u, m, want)
 			}
 		}
-		if max(db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketMarks))) != len(upgradeURLs()) {
-			t.Errorf("the seen set holds %d URLs and %d marks, want %d", db.count(tx.Bucket(bucketURLs)),
+		indexed := db.count(tx.Bucket(bucketURLs)) + db.count(tx.Bucket(bucketURLsRecent))
+		if max(indexed, db.count(tx.Bucket(bucketMarks))) != len(upgradeURLs()) {
+			t.Errorf("the seen set holds %d URLs and %d marks, want %d", indexed,
 				db.count(tx.Bucket(bucketMarks)), len(upgradeURLs()))
 		}
 		if n := tx.Bucket(bucketMemos).Stats().KeyN; n != len(upgradeURLs()) {
@@ -217,7 +219,7 @@ func TestUpgradeCutShortGoesOnAtTheNextOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = raw.Update(func(tx *bolt.Tx) error {
-				for _, b := range [][]byte{bucketURLs, bucketMarks, bucketMemos} {
+				for _, b := range [][]byte{bucketURLs, bucketURLsRecent, bucketMarks, bucketMemos} {
 					if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 						return err
 					}
@@ -225,17 +227,20 @@ func TestUpgradeCutShortGoesOnAtTheNextOpen(t *testing.T) {
 				if err := putUint(tx.Bucket(bucketMeta), keyFormat, formatVersion); err != nil {
 					return err
 				}
+				// The moves as Open makes them; Open loads the recent part
+				// of the URL index they write.
+				db := &DB{recent: newRecentURLs()}
 				if c.marks < 0 {
 					for done := false; !done; {
-						if done, err = moveSeenBatch(tx, 2); err != nil {
+						if done, err = db.moveSeenBatch(tx, 2); err != nil {
 							return err
 						}
 					}
-				} else if done, err := moveSeenBatch(tx, c.marks); err != nil || done {
+				} else if done, err := db.moveSeenBatch(tx, c.marks); err != nil || done {
 					return fmt.Errorf("%d marks moved: done %v, %v", c.marks, done, err)
 				}
 				if c.memos > 0 {
-					if done, err := moveMemoBatch(tx, c.memos); err != nil || done {
+					if done, err := db.moveMemoBatch(tx, c.memos); err != nil || done {
 						return fmt.Errorf("%d memos moved: done %v, %v", c.memos, done, err)
 					}
 				}

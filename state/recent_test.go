@@ -1,0 +1,219 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/databrew/databrew-stage/crawl"
+)
+
+// recentSite is URL n of the recent part's tests.
+func recentSite(n int) string { return fmt.Sprintf("http://h/item/%d", n) }
+
+// queueRecent commits batches of size new URLs each, up to n URLs, and
+// returns each URL's page number as the store gave it out.
+func queueRecent(t *testing.T, db *DB, next uint64, n, size int) map[string]uint64 {
+	t.Helper()
+	for from := 0; from < n; from += size {
+		var qs []crawl.Queued
+		for i := from; i < min(from+size, n); i++ {
+			qs = append(qs, crawl.Queued{Seq: next, Entry: entry(recentSite(i), crawl.KindItem)})
+			next++
+		}
+		if _, err := db.Commit(&crawl.Batch{Enqueue: qs, NextSeq: next}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pagesOf(t, db, n)
+}
+
+// pagesOf returns the page numbers the seen set gives the first n URLs,
+// failing for a URL it does not hold or a number given twice.
+func pagesOf(t *testing.T, db *DB, n int) map[string]uint64 {
+	t.Helper()
+	pages, owners := map[string]uint64{}, map[uint64]string{}
+	err := db.readSeen(func(tx *bolt.Tx) error {
+		seen := db.seenOf(tx)
+		for i := range n {
+			u := recentSite(i)
+			m, ok := seen.get(seenKey(u))
+			switch {
+			case !ok:
+				t.Errorf("%s is not in the seen set", u)
+			case owners[m.page] != "":
+				t.Errorf("%s has page number %d, %s's", u, m.page, owners[m.page])
+			case m.traversal != 1:
+				t.Errorf("%s has the mark %+v, want traversal 1", u, m)
+			}
+			pages[u], owners[m.page] = m.page, u
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pages
+}
+
+// sizes counts the URL index's entries, apart and in its recent part.
+func sizes(t *testing.T, db *DB) (index, recent int) {
+	t.Helper()
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		index, recent = db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketURLsRecent))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return index, recent
+}
+
+// TestNewURLsFoldIntoTheIndex: new URLs go to the URL index's recent part
+// and, once it holds foldAt, into the index, in transactions within the
+// write budget; every URL keeps its page number through folds and
+// reopening, and lookups find it throughout.
+func TestNewURLsFoldIntoTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{WriteBudget: 4 * nodeBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.recent.foldAt = 100
+	st, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 1030
+	pages := queueRecent(t, db, st.NextSeq, n, 70)
+	index, recent := sizes(t, db)
+	if recent >= 100 || index+recent != n+1 {
+		t.Errorf("%d URLs in the index, %d in its recent part; want %d in all, fewer than 100 recent", index, recent, n+1)
+	}
+	if db.recent.size() != recent {
+		t.Errorf("the map holds %d URLs, the recent part %d", db.recent.size(), recent)
+	}
+	urls := make([]string, n)
+	for i := range urls {
+		urls[i] = recentSite(i)
+	}
+	if seen, err := db.Seen(urls); err != nil {
+		t.Fatal(err)
+	} else {
+		for i, ok := range seen {
+			if !ok {
+				t.Errorf("Seen(%s) = false", urls[i])
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = open(t, dir)
+	if db.recent.size() != recent {
+		t.Errorf("Open loaded %d recent URLs, want %d", db.recent.size(), recent)
+	}
+	for u, page := range pagesOf(t, db, n) {
+		if page != pages[u] {
+			t.Errorf("%s has page number %d after reopening, had %d", u, page, pages[u])
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	h, err := Check(dir, Options{})
+	if err != nil || len(h.Problems) != 0 {
+		t.Errorf("check = %v, %v", h.Problems, err)
+	}
+}
+
+// TestFoldCutShortGoesOnAtTheNextOpen: a crash after a fold wrote some
+// URLs to the index and before it deleted them from the recent part leaves
+// them in both, with the same page number; the next Open finds them, and
+// the next fold finishes.
+func TestFoldCutShortGoesOnAtTheNextOpen(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	pages := queueRecent(t, db, st.NextSeq, n, 50)
+	// What the fold's first transactions write: half of the recent URLs
+	// in the index, still in the recent part.
+	hashes, _ := db.recent.sorted()
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
+		seen := db.seenOf(tx)
+		for _, h := range hashes[:len(hashes)/2] {
+			e, _ := seen.recent.get(h[:])
+			if err := seen.urls.Put(h[:], encodeIndex(e.page, e.first)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db = open(t, dir)
+	for u, page := range pagesOf(t, db, n) {
+		if page != pages[u] {
+			t.Errorf("%s has page number %d after the cut, had %d", u, page, pages[u])
+		}
+	}
+	// A URL found again is not new: it keeps its number, gets none more.
+	next := st.NextSeq + n
+	if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{{Seq: next, Entry: entry(recentSite(0), crawl.KindItem)}},
+		NextSeq: next + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.fold(); err != nil {
+		t.Fatal(err)
+	}
+	if index, recent := sizes(t, db); index != n+1 || recent != 0 || db.recent.size() != 0 {
+		t.Errorf("after the fold: %d URLs in the index, %d recent, %d in the map; want %d, 0, 0",
+			index, recent, db.recent.size(), n+1)
+	}
+	for u, page := range pagesOf(t, db, n) {
+		if page != pages[u] {
+			t.Errorf("%s has page number %d after the fold, had %d", u, page, pages[u])
+		}
+	}
+}
+
+// TestFailedCommitLeavesNoRecentURL: the URLs a transaction adds reach
+// the map before it commits; a transaction that does not commit leaves
+// none there.
+func TestFailedCommitLeavesNoRecentURL(t *testing.T) {
+	db := open(t, t.TempDir())
+	if _, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}}); err != nil {
+		t.Fatal(err)
+	}
+	before := db.recent.size()
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		if err := db.enqueue(tx, crawl.Queued{Seq: 10, Entry: entry(recentSite(1), crawl.KindItem)}, 1); err != nil {
+			return err
+		}
+		return errors.New("cut short")
+	})
+	if err == nil {
+		t.Fatal("the update did not fail")
+	}
+	if db.recent.size() != before {
+		t.Errorf("the map holds %d URLs after a rolled back transaction, %d before", db.recent.size(), before)
+	}
+	if seen, _ := db.Seen([]string{recentSite(1)}); seen[0] {
+		t.Error("a URL of a rolled back transaction is seen")
+	}
+}
