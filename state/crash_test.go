@@ -166,9 +166,9 @@ func checkPrefix(t *testing.T, dir string, n, acked int) (enqueued, finished int
 	}
 	var items []int
 	var seen int
-	err = db.bolt.View(func(tx *bolt.Tx) error {
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		seen = countSeen(t, db, tx)
-		return tx.Bucket(bucketItems).ForEach(func(k, _ []byte) error {
+		return db.itemRecordsOf(tx).ForEach(func(k, _ []byte) error {
 			items = append(items, index(string(k)))
 			return nil
 		})
@@ -246,10 +246,12 @@ func checkWholeBatches(t *testing.T, dir string, acked int) {
 		}
 	}
 	var items, seen int
-	err = db.bolt.View(func(tx *bolt.Tx) error {
-		items = db.count(tx.Bucket(bucketItems))
+	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		seen = countSeen(t, db, tx)
-		return nil
+		return db.itemRecordsOf(tx).ForEach(func(_, _ []byte) error {
+			items++
+			return nil
+		})
 	})
 	if err != nil {
 		t.Fatal(err)

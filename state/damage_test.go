@@ -34,6 +34,11 @@ func populate(t *testing.T, dir string) {
 	for i := range damagedItems {
 		store(t, db, version(fmt.Sprintf("k%03d", i), hash(i)))
 	}
+	// The records in the items bucket, as after a crawl of many items,
+	// not in its recent part (see recentitems.go).
+	if err := db.foldItems(); err != nil {
+		t.Fatal(err)
+	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}

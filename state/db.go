@@ -2,7 +2,8 @@
 // the config's storage path: the queue, the URLs seen in the current
 // traversal with their page numbers (see seen.go; the newest of them are
 // held in memory too, see recent.go), the URLs that failed,
-// the items with their content hashes, the item versions not yet exported,
+// the items with their content hashes (the newest indexed in memory too,
+// see recentitems.go), the item versions not yet exported,
 // and the pages' memos by page number (see memo.go). Open
 // upgrades a state an older format wrote, once (see upgrade.go). Every
 // change is made in transactions
@@ -65,7 +66,7 @@ var (
 )
 
 // buckets lists every bucket of the format.
-var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketMarks, bucketFailed, bucketItems, bucketVersions,
+var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketMarks, bucketFailed, bucketItems, bucketItemsRecent, bucketVersions,
 	bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
@@ -83,6 +84,12 @@ type DB struct {
 	// view of it the write transaction in progress has (see recent.go).
 	recent  *recentURLs
 	writing *recentView
+	// recentItems is the item records' recent part in memory; writingItems
+	// is the view of it of writingTx, the write transaction in progress
+	// (see recentitems.go).
+	recentItems  *recentItems
+	writingItems *itemRecords
+	writingTx    *bolt.Tx
 }
 
 // Options tune Open.
@@ -143,7 +150,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
-	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs()}
+	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs(),
+		recentItems: newRecentItems()}
 	db.bolt.prepare, db.bolt.settle = db.prepareRecent, db.settleRecent
 	db.budget = opts.WriteBudget
 	if db.budget <= 0 {
@@ -182,8 +190,8 @@ func (db *DB) init() error {
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
 		case 9:
-			// Format 10 adds the URL index's recent part, a bucket of its
-			// own, made above.
+			// Format 10 adds the recent parts of the URL index and of the
+			// item records, buckets of their own, made above.
 			db.origin.UpgradedFrom = int(v)
 			return putUint(meta, keyFormat, formatVersion)
 		case 5, 6, 7, 8:
@@ -209,9 +217,10 @@ func (db *DB) init() error {
 	}
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
 		db.recent.load(tx)
+		db.recentItems.load(tx)
 		return nil
 	}); err != nil {
-		return fmt.Errorf("initialise storage %s: read the URL index's recent part: %w", db.dir, err)
+		return fmt.Errorf("initialise storage %s: read the recent parts: %w", db.dir, err)
 	}
 	err = db.moveSeen()
 	if err == nil {

@@ -54,11 +54,13 @@ type Version struct {
 // itemWriter stores items inside one transaction. Pending versions go to
 // the version log, keyed by sequence number so that writing one appends to
 // the end of the file's tree instead of touching pages all over it; the
-// item's record points at its pending version.
+// item's record points at its pending version. A new item's record goes
+// to the records' recent part, for the same reason (see recentitems.go).
 type itemWriter struct {
-	items, versions, meta *bolt.Bucket
-	seen                  seenSet
-	memos                 pageMemos
+	items          *itemRecords
+	versions, meta *bolt.Bucket
+	seen           seenSet
+	memos          pageMemos
 	// moves keeps the pages that yielded a key another page holds (see
 	// moves.go).
 	moves        *bolt.Bucket
@@ -83,7 +85,7 @@ func (db *DB) newItemWriter(tx *bolt.Tx, traversal uint64) itemWriter {
 	versions.FillPercent = 1.0 // appended in key order: pack pages full
 	meta := tx.Bucket(bucketMeta)
 	memos := db.writeMemos(tx)
-	return itemWriter{items: tx.Bucket(bucketItems), versions: versions, meta: meta, seen: memos.seen,
+	return itemWriter{items: db.itemRecordsOf(tx), versions: versions, meta: meta, seen: memos.seen,
 		memos: memos, moves: tx.Bucket(bucketMoves), traversal: traversal, publishedSeq: getUint(meta, keyPublishedSeq),
 		stagedSeq: stagedSeq(tx)}
 }

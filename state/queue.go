@@ -80,6 +80,9 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 	if err == nil {
 		err = db.foldIfFull()
 	}
+	if err == nil {
+		err = db.foldItemsIfFull()
+	}
 	if err != nil {
 		return crawl.Committed{}, fmt.Errorf("commit batch to %s: %w", db.dir, err)
 	}

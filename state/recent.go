@@ -175,10 +175,13 @@ func (v *recentView) remove(key []byte, page uint64) error {
 }
 
 // prepareRecent makes the additions of the write transaction about to
-// commit the map's, so that a reader that finds the transaction's queue
+// commit the maps' (this one's and the item records' of recentitems.go), so that a reader that finds the transaction's queue
 // entries finds their URLs too. A reader may so find a URL an instant
 // before its transaction commits: it is seen a little early, never late.
 func (db *DB) prepareRecent(tx *bolt.Tx) {
+	if r := db.writingItems; r != nil && db.writingTx == tx {
+		r.prepare()
+	}
 	v := db.writing
 	if v == nil || v.tx != tx || len(v.added) == 0 {
 		return
@@ -190,9 +193,13 @@ func (db *DB) prepareRecent(tx *bolt.Tx) {
 	}
 }
 
-// settleRecent takes a write transaction's removals out of the map once
+// settleRecent takes a write transaction's removals out of the maps once
 // it committed, or its additions once its commit failed.
 func (db *DB) settleRecent(tx *bolt.Tx, err error) {
+	if r := db.writingItems; r != nil && db.writingTx == tx {
+		db.writingItems, db.writingTx = nil, nil
+		r.settle(err)
+	}
 	v := db.writing
 	if v == nil || v.tx != tx {
 		return

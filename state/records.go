@@ -45,7 +45,10 @@ func (c *recordCheck) visit(bucket string, k, v []byte) {
 	switch bucket {
 	case string(bucketMeta):
 		c.meta[string(k)] = binary.BigEndian.Uint64(v)
-	case string(bucketItems):
+	case string(bucketItems), string(bucketItemsRecent):
+		if bucket == string(bucketItemsRecent) {
+			_, v, _ = decodeRecentItem(v)
+		}
 		rec, _ := decodeItemRecord(v)
 		if rec.pending != 0 {
 			c.pointers = append(c.pointers, rec.pending)
@@ -77,6 +80,16 @@ func checkRecord(bucket string, k, v []byte) error {
 		return err
 	case string(bucketItems):
 		_, err := decodeItemRecord(v)
+		return err
+	case string(bucketItemsRecent):
+		if len(k) != 8 {
+			return fmt.Errorf("key of %d bytes, not 8", len(k))
+		}
+		_, rec, ok := decodeRecentItem(v)
+		if !ok {
+			return errRecentItem
+		}
+		_, err := decodeItemRecord(rec)
 		return err
 	case string(bucketVersions):
 		if len(k) != 8 {

@@ -186,6 +186,14 @@ func (c *salvager) visit(bucket string, k, v []byte) {
 		return
 	}
 	switch bucket {
+	case string(bucketItemsRecent):
+		// Copied as the items bucket's: the repaired file has no recent
+		// part, and a record in both (a fold cut short) keeps the recent
+		// part's, which comes after.
+		key, rec, _ := decodeRecentItem(v)
+		c.s.Copied[bucket]++
+		c.add(string(bucketItems), key, c.item(rec))
+		return
 	case string(bucketItems):
 		v = c.item(v)
 	case string(bucketVersions):
@@ -200,9 +208,14 @@ func (c *salvager) visit(bucket string, k, v []byte) {
 	case string(bucketQueue):
 		c.maxQueued = max(c.maxQueued, binary.BigEndian.Uint64(k))
 	}
+	c.s.Copied[bucket]++
+	c.add(bucket, k, v)
+}
+
+// add copies one record to the batch, writing the batch once it is full.
+func (c *salvager) add(bucket string, k, v []byte) {
 	c.batch = append(c.batch, record{bucket: bucket, k: slices.Clone(k), v: slices.Clone(v)})
 	c.size += len(k) + len(v)
-	c.s.Copied[bucket]++
 	if c.size >= repairBatch {
 		c.err = c.flush()
 	}

@@ -31,7 +31,7 @@ func TestSweepKeepsTheItemsOfSkippedPages(t *testing.T) {
 	if _, err := db.Commit(b); err != nil {
 		t.Fatal(err)
 	}
-	records := itemRecords(t, db)
+	records := storedRecords(t, db)
 	for i := 1; i <= pages; i++ {
 		if rec := records[fmt.Sprintf("k%d", i)]; rec.flags&itemPage == 0 || rec.page == 0 {
 			t.Fatalf("the record of k%d carries no page number: %+v", i, rec)
@@ -61,7 +61,7 @@ func TestSweepKeepsTheItemsOfSkippedPages(t *testing.T) {
 	if _, err := db.MarkRemoved(tr, "r2", time.Unix(100, 0)); err != nil {
 		t.Fatal(err)
 	}
-	records = itemRecords(t, db)
+	records = storedRecords(t, db)
 	for i := 1; i <= pages; i++ {
 		key := fmt.Sprintf("k%d", i)
 		removed := records[key].flags&itemRemoved != 0 || pendingOf(t, db, key).Key == ""
@@ -71,12 +71,13 @@ func TestSweepKeepsTheItemsOfSkippedPages(t *testing.T) {
 	}
 }
 
-// itemRecords reads every item record, by key.
-func itemRecords(t *testing.T, db *DB) map[string]itemRecord {
+// storedRecords reads every item record, by key, in the items bucket and
+// its recent part (in a write transaction, the only kind that reads them).
+func storedRecords(t *testing.T, db *DB) map[string]itemRecord {
 	t.Helper()
 	out := map[string]itemRecord{}
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketItems).ForEach(func(k, v []byte) error {
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		return db.itemRecordsOf(tx).ForEach(func(k, v []byte) error {
 			rec, err := decodeItemRecord(v)
 			out[string(k)] = rec
 			return err
