@@ -80,16 +80,12 @@ type DB struct {
 	traversal uint64
 	// budget is the write budget (see writebudget.go).
 	budget int64
-	// recent is the URL index's recent part in memory; writing is the
-	// view of it the write transaction in progress has (see recent.go).
-	recent  *recentURLs
-	writing *recentView
-	// recentItems is the item records' recent part in memory; writingItems
-	// is the view of it of writingTx, the write transaction in progress
-	// (see recentitems.go).
-	recentItems  *recentItems
-	writingItems *itemRecords
-	writingTx    *bolt.Tx
+	// recent and recentItems are the maps of the recent parts of the URL
+	// index and of the item records (see recent.go, recentitems.go);
+	// writing is what the write transaction in progress changed of them.
+	recent      *recentURLs
+	recentItems *recentItems
+	writing     *writingRecent
 }
 
 // Options tune Open.
@@ -216,8 +212,8 @@ func (db *DB) init() error {
 		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
 	}
 	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		db.recent.load(tx)
-		db.recentItems.load(tx)
+		loadRecentURLs(db.recent, tx)
+		loadRecentItems(db.recentItems, tx)
 		return nil
 	}); err != nil {
 		return fmt.Errorf("initialise storage %s: read the recent parts: %w", db.dir, err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"slices"
-	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -30,11 +28,8 @@ import (
 // and first traversal; a crash there leaves it so, and the next fold
 // writes it again. Open loads the recent part into the map.
 //
-// The map follows the transactions that write the recent part. A write
-// transaction keeps its own additions and removals aside (recentView);
-// its additions reach the map just before it commits (prepareRecent), its
-// removals just after (settleRecent), both before the next write
-// transaction begins (see boltDB.update). A read transaction that looks
+// The map follows the transactions that write the recent part (see
+// recentChanges in recentmap.go). A read transaction that looks
 // URLs up holds the map's read lock from before it begins to its end (see
 // DB.readSeen): a fold's removals wait for it, so it finds the URLs in the
 // map, and a reader that begins after them finds the URLs in the index.
@@ -66,63 +61,29 @@ func hashOf(k []byte) (h urlHash, ok bool) {
 // the traversal that first queued it.
 type indexEntry struct{ page, first uint64 }
 
-// recentURLs is the recent part's map (see above).
-type recentURLs struct {
-	mu     sync.RWMutex
-	byHash map[urlHash]indexEntry
-	// foldAt is the size that starts a fold; tests set it lower.
-	foldAt int
-}
+// recentURLs is the recent part's map: URL hash to page number and first
+// traversal.
+type recentURLs = recentMap[urlHash, indexEntry]
 
-func newRecentURLs() *recentURLs {
-	return &recentURLs{byHash: map[urlHash]indexEntry{}, foldAt: foldAt}
-}
+func newRecentURLs() *recentURLs { return newRecentMap[urlHash, indexEntry](foldAt) }
 
-// load replaces the map with the recent part of the file. An entry that
-// does not decode is left out (state check names it).
-func (r *recentURLs) load(tx *bolt.Tx) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	clear(r.byHash)
-	_ = tx.Bucket(bucketURLsRecent).ForEach(func(k, v []byte) error {
-		if h, e, ok := decodeRecent(k, v); ok {
-			r.byHash[h] = e
-		}
-		return nil
+// loadRecentURLs replaces the map with the recent part of the file. An
+// entry that does not decode is left out (state check names it).
+func loadRecentURLs(r *recentURLs, tx *bolt.Tx) {
+	r.load(func(put func(urlHash, indexEntry)) {
+		_ = tx.Bucket(bucketURLsRecent).ForEach(func(k, v []byte) error {
+			if h, e, ok := decodeRecent(k, v); ok {
+				put(h, e)
+			}
+			return nil
+		})
 	})
-}
-
-// size is how many URLs the recent part holds.
-func (r *recentURLs) size() int {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return len(r.byHash)
-}
-
-// sorted returns the recent part's URL hashes in order, and the highest
-// page number among them.
-func (r *recentURLs) sorted() (hashes []urlHash, last uint64) {
-	r.mu.RLock()
-	hashes = make([]urlHash, 0, len(r.byHash))
-	for h, e := range r.byHash {
-		hashes = append(hashes, h)
-		last = max(last, e.page)
-	}
-	r.mu.RUnlock()
-	slices.SortFunc(hashes, func(a, b urlHash) int { return bytes.Compare(a[:], b[:]) })
-	return hashes, last
 }
 
 // recentView is the recent part as one transaction sees it.
 type recentView struct {
-	shared *recentURLs
+	recentChanges[urlHash, indexEntry]
 	bucket *bolt.Bucket
-	// tx is the write transaction whose changes added and removed keep,
-	// nil for a read transaction.
-	tx             *bolt.Tx
-	added          map[urlHash]indexEntry
-	removed        map[urlHash]struct{}
-	addedOrRemoved bool
 }
 
 // get returns the recent part's entry of the URL with this key.
@@ -131,16 +92,7 @@ func (v *recentView) get(key []byte) (indexEntry, bool) {
 	if !ok {
 		return indexEntry{}, false
 	}
-	if v.addedOrRemoved {
-		if e, ok := v.added[h]; ok {
-			return e, true
-		}
-		if _, ok := v.removed[h]; ok {
-			return indexEntry{}, false
-		}
-	}
-	e, ok := v.shared.byHash[h]
-	return e, ok
+	return v.recentChanges.get(h)
 }
 
 // add puts a new URL in the recent part.
@@ -152,9 +104,7 @@ func (v *recentView) add(key []byte, e indexEntry) error {
 	if err := v.bucket.Put(pageKey(e.page), encodeRecent(h, e.first)); err != nil {
 		return err
 	}
-	v.added[h] = e
-	delete(v.removed, h)
-	v.addedOrRemoved = true
+	v.recentChanges.add(h, e)
 	return nil
 }
 
@@ -168,74 +118,68 @@ func (v *recentView) remove(key []byte, page uint64) error {
 	if err := v.bucket.Delete(pageKey(page)); err != nil {
 		return err
 	}
-	delete(v.added, h)
-	v.removed[h] = struct{}{}
-	v.addedOrRemoved = true
+	v.recentChanges.drop(h)
 	return nil
 }
 
-// prepareRecent makes the additions of the write transaction about to
-// commit the maps' (this one's and the item records' of recentitems.go), so that a reader that finds the transaction's queue
-// entries finds their URLs too. A reader may so find a URL an instant
-// before its transaction commits: it is seen a little early, never late.
-func (db *DB) prepareRecent(tx *bolt.Tx) {
-	if r := db.writingItems; r != nil && db.writingTx == tx {
-		r.prepare()
-	}
-	v := db.writing
-	if v == nil || v.tx != tx || len(v.added) == 0 {
-		return
-	}
-	db.recent.mu.Lock()
-	defer db.recent.mu.Unlock()
-	for h, e := range v.added {
-		db.recent.byHash[h] = e
-	}
+// writingRecent is what the write transaction in progress changed of the
+// recent parts. Only one write transaction runs at a time, under the
+// writer's lock (see boltDB.update), held until settleRecent ran.
+type writingRecent struct {
+	tx    *bolt.Tx
+	urls  *recentView
+	items *itemRecords
 }
 
-// settleRecent takes a write transaction's removals out of the maps once
-// it committed, or its additions once its commit failed.
-func (db *DB) settleRecent(tx *bolt.Tx, err error) {
-	if r := db.writingItems; r != nil && db.writingTx == tx {
-		db.writingItems, db.writingTx = nil, nil
-		r.settle(err)
+// writingOf returns the changes to the recent parts of the write
+// transaction tx, new ones for a transaction that made none yet.
+func (db *DB) writingOf(tx *bolt.Tx) *writingRecent {
+	if w := db.writing; w != nil && w.tx == tx {
+		return w
 	}
-	v := db.writing
-	if v == nil || v.tx != tx {
-		return
-	}
-	db.writing = nil
-	db.recent.mu.Lock()
-	defer db.recent.mu.Unlock()
-	if err != nil {
-		for h := range v.added {
-			delete(db.recent.byHash, h)
-		}
-		return
-	}
-	for h := range v.removed {
-		delete(db.recent.byHash, h)
-	}
+	db.writing = &writingRecent{tx: tx}
+	return db.writing
 }
 
 // recentViewOf returns the recent part as tx sees it: one view per write
-// transaction, applied when it commits.
+// transaction, applied to the map when it commits.
 func (db *DB) recentViewOf(tx *bolt.Tx) *recentView {
 	bucket := tx.Bucket(bucketURLsRecent)
 	if !tx.Writable() {
-		return &recentView{shared: db.recent, bucket: bucket}
+		return &recentView{recentChanges: newRecentChanges(db.recent, false), bucket: bucket}
 	}
-	// Only one write transaction runs at a time, under the writer's lock
-	// (see boltDB.update), so db.writing is that transaction's view; the
-	// lock is held until settleRecent ran.
-	if v := db.writing; v != nil && v.tx == tx {
-		return v
+	w := db.writingOf(tx)
+	if w.urls == nil {
+		bucket.FillPercent = 1.0 // appended in page order
+		w.urls = &recentView{recentChanges: newRecentChanges(db.recent, true), bucket: bucket}
 	}
-	bucket.FillPercent = 1.0 // appended in page order
-	v := &recentView{shared: db.recent, bucket: bucket, tx: tx,
-		added: map[urlHash]indexEntry{}, removed: map[urlHash]struct{}{}}
-	db.writing = v
-	return v
+	return w.urls
+}
+
+// prepareRecent makes the additions of the write transaction about to
+// commit the maps'; settleRecent its removals once it committed, or takes
+// its additions out again once its commit failed.
+func (db *DB) prepareRecent(tx *bolt.Tx) {
+	if w := db.writing; w != nil && w.tx == tx {
+		if w.urls != nil {
+			w.urls.prepare()
+		}
+		if w.items != nil {
+			w.items.prepare()
+		}
+	}
+}
+
+func (db *DB) settleRecent(tx *bolt.Tx, err error) {
+	if w := db.writing; w != nil && w.tx == tx {
+		db.writing = nil
+		if w.urls != nil {
+			w.urls.settle(err)
+		}
+		if w.items != nil {
+			w.items.settle(err)
+		}
+	}
 }
 
 // readSeen runs fn in a read transaction that looks URLs up in the seen
@@ -249,7 +193,7 @@ func (db *DB) readSeen(fn func(tx *bolt.Tx) error) error {
 // foldIfFull folds the recent part into the URL index once it holds
 // foldAt URLs.
 func (db *DB) foldIfFull() error {
-	if db.recent.size() < db.recent.foldAt {
+	if !db.recent.full() {
 		return nil
 	}
 	return db.fold()
@@ -258,52 +202,34 @@ func (db *DB) foldIfFull() error {
 // fold writes the recent part's URLs into the URL index in hash order,
 // then deletes them from the recent part in page order (see above).
 func (db *DB) fold() error {
-	hashes, last := db.recent.sorted()
+	hashes, last := db.recent.sorted(func(a, b urlHash) int { return bytes.Compare(a[:], b[:]) },
+		func(e indexEntry) uint64 { return e.page })
 	if len(hashes) == 0 {
 		return nil
 	}
-	i := 0
-	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+	write := func(tx *bolt.Tx, i int) error {
 		seen := db.seenOf(tx)
-		for ; i < len(hashes) && !full; i++ {
-			e, ok := seen.recent.get(hashes[i][:])
-			if !ok {
-				continue
-			}
-			if err := seen.urls.Put(hashes[i][:], encodeIndex(e.page, e.first)); err != nil {
-				return false, false, err
-			}
-			full = db.commitFull(tx)
+		if e, ok := seen.recent.get(hashes[i][:]); ok {
+			return seen.urls.Put(hashes[i][:], encodeIndex(e.page, e.first))
 		}
-		return full, i == len(hashes), nil
-	})
-	if err != nil {
-		return err
+		return nil
 	}
-	return db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+	drop := func(tx *bolt.Tx) (done bool, err error) {
 		recent := db.seenOf(tx).recent
 		c := recent.bucket.Cursor()
-		for !full {
-			k, v := c.First()
-			if k == nil {
-				return false, true, nil
-			}
-			h, e, ok := decodeRecent(k, v)
-			switch {
-			case ok && e.page > last:
-				return false, true, nil // queued since the fold began
-			case ok:
-				err = recent.remove(h[:], e.page)
-			default:
-				err = c.Delete() // not in the map: nothing to fold
-			}
-			if err != nil {
-				return false, false, err
-			}
-			full = db.commitFull(tx)
+		k, v := c.First()
+		if k == nil {
+			return true, nil
 		}
-		return true, false, nil
-	})
+		switch h, e, ok := decodeRecent(k, v); {
+		case ok && e.page > last:
+			return true, nil // queued since the fold began
+		case ok:
+			return false, recent.remove(h[:], e.page)
+		}
+		return false, c.Delete() // not in the map: nothing to fold
+	}
+	return db.foldInParts(len(hashes), write, drop)
 }
 
 // encodeRecent lays a recent part's value out as the URL hash, then the

@@ -3,6 +3,8 @@ package state
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -58,17 +60,19 @@ func pagesOf(t *testing.T, db *DB, n int) map[string]uint64 {
 	return pages
 }
 
-// sizes counts the URL index's entries, apart and in its recent part.
-func sizes(t *testing.T, db *DB) (index, recent int) {
+// sizes counts the entries of a tree and of its recent part: of the URL
+// index (bucketURLs) or the item records (bucketItems).
+func sizes(t *testing.T, db *DB, tree []byte) (main, recent int) {
 	t.Helper()
+	recentOf := map[string][]byte{string(bucketURLs): bucketURLsRecent, string(bucketItems): bucketItemsRecent}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		index, recent = db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketURLsRecent))
+		main, recent = db.count(tx.Bucket(tree)), db.count(tx.Bucket(recentOf[string(tree)]))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return index, recent
+	return main, recent
 }
 
 // TestNewURLsFoldIntoTheIndex: new URLs go to the URL index's recent part
@@ -88,7 +92,7 @@ func TestNewURLsFoldIntoTheIndex(t *testing.T) {
 	}
 	const n = 1030
 	pages := queueRecent(t, db, st.NextSeq, n, 70)
-	index, recent := sizes(t, db)
+	index, recent := sizes(t, db, bucketURLs)
 	if recent >= 100 || index+recent != n+1 {
 		t.Errorf("%d URLs in the index, %d in its recent part; want %d in all, fewer than 100 recent", index, recent, n+1)
 	}
@@ -148,7 +152,7 @@ func TestFoldCutShortGoesOnAtTheNextOpen(t *testing.T) {
 	pages := queueRecent(t, db, st.NextSeq, n, 50)
 	// What the fold's first transactions write: half of the recent URLs
 	// in the index, still in the recent part.
-	hashes, _ := db.recent.sorted()
+	hashes := recentKeys(db.recent)
 	err = db.bolt.Update(func(tx *bolt.Tx) error {
 		seen := db.seenOf(tx)
 		for _, h := range hashes[:len(hashes)/2] {
@@ -181,7 +185,7 @@ func TestFoldCutShortGoesOnAtTheNextOpen(t *testing.T) {
 	if err := db.fold(); err != nil {
 		t.Fatal(err)
 	}
-	if index, recent := sizes(t, db); index != n+1 || recent != 0 || db.recent.size() != 0 {
+	if index, recent := sizes(t, db, bucketURLs); index != n+1 || recent != 0 || db.recent.size() != 0 {
 		t.Errorf("after the fold: %d URLs in the index, %d recent, %d in the map; want %d, 0, 0",
 			index, recent, db.recent.size(), n+1)
 	}
@@ -216,4 +220,11 @@ func TestFailedCommitLeavesNoRecentURL(t *testing.T) {
 	if seen, _ := db.Seen([]string{recentSite(1)}); seen[0] {
 		t.Error("a URL of a rolled back transaction is seen")
 	}
+}
+
+// recentKeys returns the keys a recent part's map holds, in no order.
+func recentKeys[K comparable, V any](r *recentMap[K, V]) []K {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Collect(maps.Keys(r.m))
 }

@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"slices"
-	"sync"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -26,8 +25,8 @@ import (
 // deletes them from the recent part in sequence order, writing a record
 // again first if it changed since; a crash in between leaves a record in
 // both, and the recent part's copy is the one read. Only write
-// transactions read item records, so the map changes with them (see
-// prepareRecent and settleRecent) and no reader takes its lock.
+// transactions read item records, so no reader takes the map's lock (see
+// recentmap.go).
 
 // bucketItemsRecent is the item records' recent part: sequence number to
 // the item's stored key and record.
@@ -37,75 +36,35 @@ var bucketItemsRecent = []byte("items_recent")
 // folds it into the items bucket.
 const itemsFoldAt = 16 << 10
 
-// recentItems is the recent part's map (see above).
-type recentItems struct {
-	mu    sync.Mutex
-	byKey map[string]uint64
-	// foldAt is the size that starts a fold; tests set it lower.
-	foldAt int
-}
+// recentItems is the recent part's map: an item's stored key to the
+// sequence number of its record.
+type recentItems = recentMap[string, uint64]
 
-func newRecentItems() *recentItems {
-	return &recentItems{byKey: map[string]uint64{}, foldAt: itemsFoldAt}
-}
+func newRecentItems() *recentItems { return newRecentMap[string, uint64](itemsFoldAt) }
 
-// load replaces the map with the recent part of the file. An entry that
-// does not decode is left out (state check names it).
-func (r *recentItems) load(tx *bolt.Tx) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	clear(r.byKey)
-	_ = tx.Bucket(bucketItemsRecent).ForEach(func(k, v []byte) error {
-		if key, _, ok := decodeRecentItem(v); ok && len(k) == 8 {
-			r.byKey[string(key)] = binary.BigEndian.Uint64(k)
-		}
-		return nil
+// loadRecentItems replaces the map with the recent part of the file. An
+// entry that does not decode is left out (state check names it).
+func loadRecentItems(r *recentItems, tx *bolt.Tx) {
+	r.load(func(put func(string, uint64)) {
+		_ = tx.Bucket(bucketItemsRecent).ForEach(func(k, v []byte) error {
+			if key, _, ok := decodeRecentItem(v); ok && len(k) == 8 {
+				put(string(key), binary.BigEndian.Uint64(k))
+			}
+			return nil
+		})
 	})
-}
-
-// size is how many records the recent part holds.
-func (r *recentItems) size() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.byKey)
-}
-
-// sorted returns the recent part's keys in order, and the highest
-// sequence number among them.
-func (r *recentItems) sorted() (keys []string, last uint64) {
-	r.mu.Lock()
-	keys = make([]string, 0, len(r.byKey))
-	for k, seq := range r.byKey {
-		keys = append(keys, k)
-		last = max(last, seq)
-	}
-	r.mu.Unlock()
-	slices.Sort(keys)
-	return keys, last
 }
 
 // itemRecords reads and writes item records inside one write
 // transaction, in the items bucket or its recent part.
 type itemRecords struct {
+	recentChanges[string, uint64]
 	items  *bolt.Bucket
 	bucket *bolt.Bucket // the recent part
-	shared *recentItems
-	// added and removed are the transaction's changes to the map.
-	added   map[string]uint64
-	removed map[string]struct{}
 }
 
 // seqOf returns the sequence number of the recent record of key.
-func (r *itemRecords) seqOf(key []byte) (uint64, bool) {
-	if seq, ok := r.added[string(key)]; ok {
-		return seq, true
-	}
-	if _, ok := r.removed[string(key)]; ok {
-		return 0, false
-	}
-	seq, ok := r.shared.byKey[string(key)]
-	return seq, ok
-}
+func (r *itemRecords) seqOf(key []byte) (uint64, bool) { return r.get(string(key)) }
 
 // Get returns the record stored under key, nil when there is none.
 func (r *itemRecords) Get(key []byte) []byte {
@@ -133,8 +92,7 @@ func (r *itemRecords) Put(key, v []byte) error {
 	if err := r.bucket.Put(seqKey(seq), encodeRecentItem(key, v)); err != nil {
 		return err
 	}
-	r.added[string(key)] = seq
-	delete(r.removed, string(key))
+	r.add(string(key), seq)
 	return nil
 }
 
@@ -165,57 +123,27 @@ func (r *itemRecords) remove(key []byte, seq uint64) error {
 	if err := r.bucket.Delete(seqKey(seq)); err != nil {
 		return err
 	}
-	delete(r.added, string(key))
-	r.removed[string(key)] = struct{}{}
+	r.drop(string(key))
 	return nil
 }
 
 // itemRecordsOf returns the item records of a write transaction: one
 // view per transaction, applied to the map when it commits.
 func (db *DB) itemRecordsOf(tx *bolt.Tx) *itemRecords {
-	if r := db.writingItems; r != nil && db.writingTx == tx {
-		return r
+	w := db.writingOf(tx)
+	if w.items == nil {
+		bucket := tx.Bucket(bucketItemsRecent)
+		bucket.FillPercent = 1.0 // appended in sequence order
+		w.items = &itemRecords{recentChanges: newRecentChanges(db.recentItems, true),
+			items: tx.Bucket(bucketItems), bucket: bucket}
 	}
-	bucket := tx.Bucket(bucketItemsRecent)
-	bucket.FillPercent = 1.0 // appended in sequence order
-	r := &itemRecords{items: tx.Bucket(bucketItems), bucket: bucket, shared: db.recentItems,
-		added: map[string]uint64{}, removed: map[string]struct{}{}}
-	db.writingItems, db.writingTx = r, tx
-	return r
-}
-
-// prepare makes a transaction's additions the map's before it commits.
-func (r *itemRecords) prepare() {
-	if len(r.added) == 0 {
-		return
-	}
-	r.shared.mu.Lock()
-	defer r.shared.mu.Unlock()
-	for k, seq := range r.added {
-		r.shared.byKey[k] = seq
-	}
-}
-
-// settle takes a transaction's removals out of the map once it
-// committed, or its additions once its commit failed.
-func (r *itemRecords) settle(err error) {
-	r.shared.mu.Lock()
-	defer r.shared.mu.Unlock()
-	if err != nil {
-		for k := range r.added {
-			delete(r.shared.byKey, k)
-		}
-		return
-	}
-	for k := range r.removed {
-		delete(r.shared.byKey, k)
-	}
+	return w.items
 }
 
 // foldItemsIfFull folds the recent part into the items bucket once it
 // holds foldAt records.
 func (db *DB) foldItemsIfFull() error {
-	if db.recentItems.size() < db.recentItems.foldAt {
+	if !db.recentItems.full() {
 		return nil
 	}
 	return db.foldItems()
@@ -225,57 +153,42 @@ func (db *DB) foldItemsIfFull() error {
 // order, then deletes them from the recent part in sequence order (see
 // above).
 func (db *DB) foldItems() error {
-	keys, last := db.recentItems.sorted()
+	keys, last := db.recentItems.sorted(strings.Compare, func(seq uint64) uint64 { return seq })
 	if len(keys) == 0 {
 		return nil
 	}
-	i := 0
-	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+	write := func(tx *bolt.Tx, i int) error {
 		r := db.itemRecordsOf(tx)
-		for ; i < len(keys) && !full; i++ {
-			seq, ok := r.seqOf([]byte(keys[i]))
-			if !ok {
-				continue
-			}
-			if _, v, ok := decodeRecentItem(r.bucket.Get(seqKey(seq))); ok {
-				if err := r.items.Put([]byte(keys[i]), v); err != nil {
-					return false, false, err
-				}
-			}
-			full = db.commitFull(tx)
+		seq, ok := r.seqOf([]byte(keys[i]))
+		if !ok {
+			return nil
 		}
-		return full, i == len(keys), nil
-	})
-	if err != nil {
-		return err
+		if _, v, ok := decodeRecentItem(r.bucket.Get(seqKey(seq))); ok {
+			return r.items.Put([]byte(keys[i]), v)
+		}
+		return nil
 	}
-	return db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+	drop := func(tx *bolt.Tx) (done bool, err error) {
 		r := db.itemRecordsOf(tx)
 		c := r.bucket.Cursor()
-		for !full {
-			k, v := c.First()
-			if k == nil || len(k) == 8 && binary.BigEndian.Uint64(k) > last {
-				return false, true, nil
-			}
-			key, rec, ok := decodeRecentItem(v)
-			if !ok {
-				err = c.Delete() // not in the map: nothing to fold
-			} else {
-				if !bytes.Equal(r.items.Get(key), rec) {
-					// Rewritten since the first step wrote it.
-					if err := r.items.Put(bytes.Clone(key), bytes.Clone(rec)); err != nil {
-						return false, false, err
-					}
-				}
-				err = r.remove(bytes.Clone(key), binary.BigEndian.Uint64(k))
-			}
-			if err != nil {
-				return false, false, err
-			}
-			full = db.commitFull(tx)
+		k, v := c.First()
+		if k == nil || len(k) == 8 && binary.BigEndian.Uint64(k) > last {
+			return true, nil
 		}
-		return true, false, nil
-	})
+		key, rec, ok := decodeRecentItem(v)
+		if !ok {
+			return false, c.Delete() // not in the map: nothing to fold
+		}
+		key, rec = bytes.Clone(key), bytes.Clone(rec)
+		if !bytes.Equal(r.items.Get(key), rec) {
+			// Rewritten since the first step wrote it.
+			if err := r.items.Put(key, rec); err != nil {
+				return false, err
+			}
+		}
+		return false, r.remove(key, binary.BigEndian.Uint64(k))
+	}
+	return db.foldInParts(len(keys), write, drop)
 }
 
 // errRecentItem is a recent part's value that does not decode.

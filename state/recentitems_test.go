@@ -10,20 +10,6 @@ import (
 	"github.com/databrew/databrew-stage/crawl"
 )
 
-// recordSizes counts the item records in the items bucket and in its
-// recent part.
-func recordSizes(t *testing.T, db *DB) (items, recent int) {
-	t.Helper()
-	err := db.bolt.View(func(tx *bolt.Tx) error {
-		items, recent = db.count(tx.Bucket(bucketItems)), db.count(tx.Bucket(bucketItemsRecent))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return items, recent
-}
-
 // TestNewItemsFoldIntoTheItemsBucket: new item records go to the recent
 // part and, once it holds foldAt, into the items bucket, in transactions
 // within the write budget; wherever a record is, the next traversal finds
@@ -50,7 +36,7 @@ func TestNewItemsFoldIntoTheItemsBucket(t *testing.T) {
 			t.Fatalf("batch from %d: %+v, want %d new", from, c, len(vs))
 		}
 	}
-	items, recent := recordSizes(t, db)
+	items, recent := sizes(t, db, bucketItems)
 	if recent >= 40 || items+recent != n || db.recentItems.size() != recent {
 		t.Errorf("%d records in the items bucket, %d recent (%d in the map); want %d in all, fewer than 40 recent",
 			items, recent, db.recentItems.size(), n)
@@ -125,7 +111,7 @@ func TestRepairKeepsRecentItemRecords(t *testing.T) {
 	}
 	// What a fold's first step writes: half the records in the items
 	// bucket too, the first one there stale.
-	keys, _ := db.recentItems.sorted()
+	keys := recentKeys(db.recentItems)
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		r := db.itemRecordsOf(tx)
 		for i, k := range keys[:100] {
@@ -155,7 +141,7 @@ func TestRepairKeepsRecentItemRecords(t *testing.T) {
 	}
 	db = open(t, dir)
 	got := storedRecords(t, db)
-	if items, recent := recordSizes(t, db); items != 200 || recent != 0 || len(got) != 200 {
+	if items, recent := sizes(t, db, bucketItems); items != 200 || recent != 0 || len(got) != 200 {
 		t.Errorf("after the repair: %d records in the items bucket, %d recent, %d read; want 200, 0, 200", items, recent, len(got))
 	}
 	// Their pending versions were lost with the versions' leaves, so the
