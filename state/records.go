@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 )
@@ -20,6 +21,11 @@ type recordCheck struct {
 	// versions lists the sequence numbers of the versions that decode, in
 	// order; pointers, the pending versions item records point at.
 	versions, pointers []uint64
+	// keyed are the pointers with a hash of their item's key, and
+	// recentKeys the hashes of the keys the records' recent part holds: a
+	// record there stands before the items bucket's (see recentitems.go).
+	keyed      []keyedPointer
+	recentKeys map[uint64]bool
 	// publishedMax is the highest sequence number a committed publish
 	// took, by its record.
 	publishedMax uint64
@@ -28,7 +34,23 @@ type recordCheck struct {
 }
 
 func newRecordCheck() *recordCheck {
-	return &recordCheck{read: map[string]int{}, bad: map[string]int{}, first: map[string]string{}, meta: map[string]uint64{}}
+	return &recordCheck{read: map[string]int{}, bad: map[string]int{}, first: map[string]string{}, meta: map[string]uint64{},
+		recentKeys: map[uint64]bool{}}
+}
+
+// keyedPointer is an item record's pending version, with a hash of the
+// item's stored key and whether the record is in the recent part.
+type keyedPointer struct {
+	key    uint64
+	seq    uint64
+	recent bool
+}
+
+// keyHash is a 64-bit FNV-1a hash of an item's stored key.
+func keyHash(key []byte) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write(key)
+	return h.Sum64()
 }
 
 // visit decodes one record and notes what the checks across buckets
@@ -46,12 +68,15 @@ func (c *recordCheck) visit(bucket string, k, v []byte) {
 	case string(bucketMeta):
 		c.meta[string(k)] = binary.BigEndian.Uint64(v)
 	case string(bucketItems), string(bucketItemsRecent):
+		key := k
 		if bucket == string(bucketItemsRecent) {
-			_, v, _ = decodeRecentItem(v)
+			key, v, _ = decodeRecentItem(v)
+			c.recentKeys[keyHash(key)] = true
 		}
 		rec, _ := decodeItemRecord(v)
 		if rec.pending != 0 {
 			c.pointers = append(c.pointers, rec.pending)
+			c.keyed = append(c.keyed, keyedPointer{key: keyHash(key), seq: rec.pending, recent: bucket == string(bucketItemsRecent)})
 		}
 		c.maxTraversal = max(c.maxTraversal, rec.traversal)
 	case string(bucketVersions):
@@ -148,11 +173,12 @@ func (c *recordCheck) holds(seq uint64) bool {
 }
 
 // dangling counts the item records whose pending version the log does not
-// hold: the versions were lost.
+// hold: the versions were lost. A record of the items bucket that the
+// recent part holds too (a fold cut short) is not read, and not counted.
 func (c *recordCheck) dangling() int {
 	n := 0
-	for _, p := range c.pointers {
-		if p > c.publishedSeq() && !c.holds(p) {
+	for _, p := range c.keyed {
+		if (p.recent || !c.recentKeys[p.key]) && p.seq > c.publishedSeq() && !c.holds(p.seq) {
 			n++
 		}
 	}
