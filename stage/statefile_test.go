@@ -111,7 +111,8 @@ func TestADamagedStateFileFailsTheRun(t *testing.T) {
 	cfg := f.config(nil, "")
 	f.run(cfg, Options{})
 	path := filepath.Join(cfg.Storage, state.FileName)
-	garbleBucketRoot(t, path, "items")
+	// A crawl of 30 items keeps their records in the records' recent part.
+	garbleBucketRoot(t, path, "items_recent")
 	folders := runFolders(cfg.Output)
 
 	rep, err := Run(t.Context(), cfg, Options{})
