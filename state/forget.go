@@ -24,11 +24,6 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		return 0, nil
 	}
 	last := traversal - 1 - ForgetAfterTraversals // the newest traversal to forget
-	// The sweep reads the URL index's keys in order: its recent part is
-	// folded in first.
-	if err := db.fold(); err != nil {
-		return 0, err
-	}
 	var after []byte
 	var recent pageSet // pages whose mark is newer than last
 	forgotten := 0
@@ -69,29 +64,53 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		if err != nil {
 			return forgotten, err
 		}
-		if len(stale) > 0 {
-			i := 0
-			err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-				seen, memos := db.seenOf(tx), tx.Bucket(bucketMemos)
-				for ; i < len(stale) && !full; i++ {
-					if err := seen.remove(stale[i], pages[i]); err != nil {
-						return false, false, err
-					}
-					if err := memos.Delete(memoKey(pages[i])); err != nil {
-						return false, false, err
-					}
-					full = db.commitFull(tx)
-				}
-				return full, i == len(stale), nil
-			})
-			if err != nil {
-				return forgotten, err
-			}
-			forgotten += len(stale)
+		if err := db.forgetURLs(stale, pages); err != nil {
+			return forgotten, err
 		}
+		forgotten += len(stale)
 		if next == nil {
-			return forgotten, nil
+			break
 		}
 		after = next
 	}
+	// Then the URL index's recent part (at most foldAt URLs), by page.
+	var stale [][]byte
+	var pages []uint64
+	err := db.readSeen(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketURLsRecent).ForEach(func(k, v []byte) error {
+			if h, e, ok := decodeRecent(k, v); ok && e.first <= last && !recent.has(e.page) {
+				stale, pages = append(stale, bytes.Clone(h[:])), append(pages, e.page)
+			}
+			return nil
+		})
+	})
+	if err == nil {
+		err = db.forgetURLs(stale, pages)
+	}
+	if err != nil {
+		return forgotten, err
+	}
+	return forgotten + len(stale), nil
+}
+
+// forgetURLs drops the URLs with these keys, at these page numbers, from
+// the seen set, with their memos, in transactions within the write budget.
+func (db *DB) forgetURLs(keys [][]byte, pages []uint64) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	i := 0
+	return db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+		seen, memos := db.seenOf(tx), tx.Bucket(bucketMemos)
+		for ; i < len(keys) && !full; i++ {
+			if err := seen.remove(keys[i], pages[i]); err != nil {
+				return false, false, err
+			}
+			if err := memos.Delete(memoKey(pages[i])); err != nil {
+				return false, false, err
+			}
+			full = db.commitFull(tx)
+		}
+		return full, i == len(keys), nil
+	})
 }

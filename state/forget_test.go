@@ -75,22 +75,42 @@ func TestForgetURLsNoTraversalLinked(t *testing.T) {
 // TestForgetManyURLsInBatches forgets more URLs than one transaction
 // deletes.
 func TestForgetManyURLsInBatches(t *testing.T) {
+	// The URLs in the URL index, in its recent part, or half in each.
+	for _, folded := range []int{0, 1, 2} {
+		t.Run(fmt.Sprintf("folded%d", folded), func(t *testing.T) { testForgetMany(t, folded) })
+	}
+}
+
+func testForgetMany(t *testing.T, folded int) {
 	db := open(t, t.TempDir())
 	st, err := db.Begin(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := 3*forgetBatch + 7
-	b := &crawl.Batch{}
-	for i := range n {
-		b.Enqueue = append(b.Enqueue, crawl.Queued{Seq: st.NextSeq + uint64(i), Entry: crawl.Entry{URL: fmt.Sprintf("http://shop.test/%d", i), Kind: crawl.KindItem}})
+	for half := range 2 {
+		b := &crawl.Batch{}
+		for i := half * n / 2; i < (half+1)*n/2; i++ {
+			b.Enqueue = append(b.Enqueue, crawl.Queued{Seq: st.NextSeq + uint64(i), Entry: crawl.Entry{URL: fmt.Sprintf("http://shop.test/%d", i), Kind: crawl.KindItem}})
+		}
+		b.NextSeq = st.NextSeq + uint64((half+1)*n)
+		if _, err := db.Commit(b); err != nil {
+			t.Fatal(err)
+		}
+		if half < folded {
+			if err := db.fold(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	b.NextSeq = st.NextSeq + uint64(n)
-	if _, err := db.Commit(b); err != nil {
-		t.Fatal(err)
+	if index, recent := sizes(t, db, bucketURLs); index+recent != n {
+		t.Fatalf("%d URLs in the index and %d in its recent part, want %d", index, recent, n)
 	}
 	got, err := db.forget(st.Traversal + ForgetAfterTraversals + 1)
 	if err != nil || got != n {
 		t.Fatalf("forgot %d, %v; want %d", got, err, n)
+	}
+	if index, recent := sizes(t, db, bucketURLs); index+recent != 0 || db.recent.size() != 0 {
+		t.Errorf("after forgetting: %d URLs in the index, %d recent, %d in the map", index, recent, db.recent.size())
 	}
 }
