@@ -61,6 +61,9 @@ type itemRecords struct {
 	recentChanges[string, uint64]
 	items  *bolt.Bucket
 	bucket *bolt.Bucket // the recent part
+	// next is the sequence number of the next record appended, 0 until
+	// the transaction appends one.
+	next uint64
 }
 
 // seqOf returns the sequence number of the recent record of key.
@@ -85,13 +88,18 @@ func (r *itemRecords) Put(key, v []byte) error {
 	if r.items.Get(key) != nil {
 		return r.items.Put(key, v)
 	}
-	seq := uint64(1)
-	if k, _ := r.bucket.Cursor().Last(); len(k) == 8 {
-		seq = binary.BigEndian.Uint64(k) + 1
+	if r.next == 0 {
+		// The transaction's first append: after the bucket's last entry.
+		r.next = 1
+		if k, _ := r.bucket.Cursor().Last(); len(k) == 8 {
+			r.next = binary.BigEndian.Uint64(k) + 1
+		}
 	}
+	seq := r.next
 	if err := r.bucket.Put(seqKey(seq), encodeRecentItem(key, v)); err != nil {
 		return err
 	}
+	r.next++
 	r.add(string(key), seq)
 	return nil
 }
