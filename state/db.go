@@ -86,6 +86,8 @@ type DB struct {
 	recent      *recentURLs
 	recentItems *recentItems
 	writing     *writingRecent
+	// foldWritten, when a test sets it, runs between a fold's two steps.
+	foldWritten func()
 }
 
 // Options tune Open.

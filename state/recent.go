@@ -22,11 +22,13 @@ import (
 // as many saved no more writes at 200,000 items and raised the heap's
 // peak by 6 MiB, which the collector paid for under the soft limit.
 //
-// A fold writes the recent URLs into the index, then deletes them from
-// the recent part in page order, each step in transactions within the
-// write budget. In between, a URL is in both, with the same page number
-// and first traversal; a crash there leaves it so, and the next fold
-// writes it again. Open loads the recent part into the map.
+// A fold writes the recent URLs into the index, in transactions within the
+// write budget, then empties the recent part in one transaction (deletes
+// the bucket and creates it anew: bbolt frees its pages without rewriting
+// them), or, when a URL was added since the fold began, deletes the
+// folded ones in page order. In between, a URL is in both, with the same
+// page number and first traversal; a crash there leaves it so, and the
+// next fold writes it again. Open loads the recent part into the map.
 //
 // The map follows the transactions that write the recent part (see
 // recentChanges in recentmap.go). A read transaction that looks
@@ -200,19 +202,29 @@ func (db *DB) foldIfFull() error {
 }
 
 // fold writes the recent part's URLs into the URL index in hash order,
-// then deletes them from the recent part in page order (see above).
+// then empties the recent part or deletes them from it (see above).
 func (db *DB) fold() error {
 	hashes, last := db.recent.sorted(func(a, b urlHash) int { return bytes.Compare(a[:], b[:]) },
 		func(e indexEntry) uint64 { return e.page })
 	if len(hashes) == 0 {
 		return nil
 	}
+	since := db.recent.changeCount()
 	write := func(tx *bolt.Tx, i int) error {
 		seen := db.seenOf(tx)
 		if e, ok := seen.recent.get(hashes[i][:]); ok {
 			return seen.urls.Put(hashes[i][:], encodeIndex(e.page, e.first))
 		}
 		return nil
+	}
+	empty := func(tx *bolt.Tx) (bool, error) {
+		recent := db.seenOf(tx).recent
+		bucket, err := emptyIfFolded(tx, bucketURLsRecent, &recent.recentChanges, hashes, last, since)
+		if bucket == nil || err != nil {
+			return false, err
+		}
+		recent.bucket = bucket
+		return true, nil
 	}
 	drop := func(tx *bolt.Tx) (done bool, err error) {
 		recent := db.seenOf(tx).recent
@@ -229,7 +241,7 @@ func (db *DB) fold() error {
 		}
 		return false, c.Delete() // not in the map: nothing to fold
 	}
-	return db.foldInParts(len(hashes), write, drop)
+	return db.foldInParts(len(hashes), write, empty, drop)
 }
 
 // encodeRecent lays a recent part's value out as the URL hash, then the

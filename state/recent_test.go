@@ -228,3 +228,46 @@ func recentKeys[K comparable, V any](r *recentMap[K, V]) []K {
 	defer r.mu.RUnlock()
 	return slices.Collect(maps.Keys(r.m))
 }
+
+// TestFoldKeepsAURLQueuedDuringIt: a URL added to the recent part between
+// a fold's two steps stays there (the fold then drops its own entries one
+// by one instead of emptying the bucket), and every URL keeps its number.
+func TestFoldKeepsAURLQueuedDuringIt(t *testing.T) {
+	db := open(t, t.TempDir())
+	st, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	pages := queueRecent(t, db, st.NextSeq, n, 50)
+	late := recentSite(n)
+	db.foldWritten = func() {
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			return db.enqueue(tx, crawl.Queued{Seq: st.NextSeq + n, Entry: entry(late, crawl.KindItem)}, 1)
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if err := db.fold(); err != nil {
+		t.Fatal(err)
+	}
+	if index, recent := sizes(t, db, bucketURLs); index != n+1 || recent != 1 || db.recent.size() != 1 {
+		t.Errorf("after the fold: %d URLs in the index, %d recent, %d in the map; want %d, 1, 1",
+			index, recent, db.recent.size(), n+1)
+	}
+	pages[late] = 0
+	for u, page := range pagesOf(t, db, n+1) {
+		if u != late && page != pages[u] {
+			t.Errorf("%s has page number %d after the fold, had %d", u, page, pages[u])
+		}
+	}
+	db.foldWritten = nil
+	if err := db.fold(); err != nil {
+		t.Fatal(err)
+	}
+	if index, recent := sizes(t, db, bucketURLs); index != n+2 || recent != 0 || db.recent.size() != 0 {
+		t.Errorf("after the next fold: %d URLs in the index, %d recent, %d in the map; want %d, 0, 0",
+			index, recent, db.recent.size(), n+2)
+	}
+}

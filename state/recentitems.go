@@ -22,9 +22,11 @@ import (
 //
 // A record in the recent part is read and rewritten there until it is
 // folded. A fold writes the recent records into the items bucket, then
-// deletes them from the recent part in sequence order, writing a record
-// again first if it changed since; a crash in between leaves a record in
-// both, and the recent part's copy is the one read. Only write
+// empties the recent part in one transaction (as the URL index's fold
+// does), or, when a record was added or rewritten since the fold began,
+// deletes them in sequence order, writing a record again first if it
+// changed since; a crash in between leaves a record in both, and the
+// recent part's copy is the one read. Only write
 // transactions read item records, so no reader takes the map's lock (see
 // recentmap.go).
 
@@ -83,6 +85,7 @@ func (r *itemRecords) Get(key []byte) []byte {
 // end of the recent part.
 func (r *itemRecords) Put(key, v []byte) error {
 	if seq, ok := r.seqOf(key); ok {
+		r.rewrote = true
 		return r.bucket.Put(seqKey(seq), encodeRecentItem(key, v))
 	}
 	if r.items.Get(key) != nil {
@@ -158,13 +161,14 @@ func (db *DB) foldItemsIfFull() error {
 }
 
 // foldItems writes the recent part's records into the items bucket in key
-// order, then deletes them from the recent part in sequence order (see
+// order, then empties the recent part or deletes them from it (see
 // above).
 func (db *DB) foldItems() error {
 	keys, last := db.recentItems.sorted(strings.Compare, func(seq uint64) uint64 { return seq })
 	if len(keys) == 0 {
 		return nil
 	}
+	since := db.recentItems.changeCount()
 	write := func(tx *bolt.Tx, i int) error {
 		r := db.itemRecordsOf(tx)
 		seq, ok := r.seqOf([]byte(keys[i]))
@@ -175,6 +179,15 @@ func (db *DB) foldItems() error {
 			return r.items.Put([]byte(keys[i]), v)
 		}
 		return nil
+	}
+	empty := func(tx *bolt.Tx) (bool, error) {
+		r := db.itemRecordsOf(tx)
+		bucket, err := emptyIfFolded(tx, bucketItemsRecent, &r.recentChanges, keys, last, since)
+		if bucket == nil || err != nil {
+			return false, err
+		}
+		r.bucket, r.next = bucket, 0
+		return true, nil
 	}
 	drop := func(tx *bolt.Tx) (done bool, err error) {
 		r := db.itemRecordsOf(tx)
@@ -196,7 +209,7 @@ func (db *DB) foldItems() error {
 		}
 		return false, r.remove(key, binary.BigEndian.Uint64(k))
 	}
-	return db.foldInParts(len(keys), write, drop)
+	return db.foldInParts(len(keys), write, empty, drop)
 }
 
 // errRecentItem is a recent part's value that does not decode.

@@ -158,3 +158,44 @@ func TestRepairKeepsRecentItemRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldKeepsARecordRewrittenDuringIt: a record rewritten in the recent
+// part between a fold's two steps reaches the items bucket as rewritten
+// (the fold then drops the records one by one, writing that one again,
+// instead of emptying the bucket).
+func TestFoldKeepsARecordRewrittenDuringIt(t *testing.T) {
+	db := open(t, t.TempDir())
+	if _, err := db.Begin(nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 100
+	key := func(i int) string { return fmt.Sprintf("k%04d", i) }
+	for i := range n {
+		store(t, db, version(key(i), hash(i)))
+	}
+	rewritten := []byte("rewritten during the fold")
+	db.foldWritten = func() {
+		err := db.bolt.Update(func(tx *bolt.Tx) error {
+			return db.itemRecordsOf(tx).Put([]byte(key(7)), rewritten)
+		})
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if err := db.foldItems(); err != nil {
+		t.Fatal(err)
+	}
+	if items, recent := sizes(t, db, bucketItems); items != n || recent != 0 || db.recentItems.size() != 0 {
+		t.Errorf("after the fold: %d records in the items bucket, %d recent, %d in the map; want %d, 0, 0",
+			items, recent, db.recentItems.size(), n)
+	}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if got := tx.Bucket(bucketItems).Get([]byte(key(7))); string(got) != string(rewritten) {
+			t.Errorf("the items bucket holds %q for %s, want %q", got, key(7), rewritten)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/binary"
 	"slices"
 	"sync"
 
@@ -22,6 +23,11 @@ type recentMap[K comparable, V any] struct {
 	m  map[K]V
 	// foldAt is the size that starts a fold; tests set it lower.
 	foldAt int
+	// changes counts the write transactions that rewrote or removed an
+	// entry of the recent part, as they commit (one whose commit failed
+	// counts too): a fold that finds the count it began with may empty the
+	// bucket at once (see emptyIfFolded).
+	changes uint64
 }
 
 func newRecentMap[K comparable, V any](foldAt int) *recentMap[K, V] {
@@ -41,6 +47,13 @@ func (r *recentMap[K, V]) size() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.m)
+}
+
+// changeCount returns the map's count of changes (see recentMap.changes).
+func (r *recentMap[K, V]) changeCount() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.changes
 }
 
 // full reports whether the map holds foldAt entries.
@@ -69,6 +82,8 @@ type recentChanges[K comparable, V any] struct {
 	shared  *recentMap[K, V]
 	added   map[K]V
 	removed map[K]struct{}
+	// rewrote says the transaction rewrote an entry where it is.
+	rewrote bool
 }
 
 func newRecentChanges[K comparable, V any](shared *recentMap[K, V], writable bool) recentChanges[K, V] {
@@ -111,11 +126,14 @@ func (c *recentChanges[K, V]) drop(k K) {
 // (a reader may so find an entry an instant before its transaction
 // commits: early, never late).
 func (c *recentChanges[K, V]) prepare() {
-	if len(c.added) == 0 {
+	if len(c.added) == 0 && len(c.removed) == 0 && !c.rewrote {
 		return
 	}
 	c.shared.mu.Lock()
 	defer c.shared.mu.Unlock()
+	if len(c.removed) > 0 || c.rewrote {
+		c.shared.changes++
+	}
 	for k, v := range c.added {
 		c.shared.m[k] = v
 	}
@@ -142,11 +160,13 @@ func (c *recentChanges[K, V]) settle(err error) {
 
 // foldInParts runs a fold's two steps, each in transactions within the
 // write budget: write(tx, i) for i from 0 to n-1, which writes the i-th
-// key in order to the tree keyed by its own keys, then drop(tx) until it
-// reports done, each call dropping the first entry of the recent part. A
-// crash between two transactions leaves entries in both places, with the
-// same values; the next fold writes them again.
-func (db *DB) foldInParts(n int, write func(tx *bolt.Tx, i int) error, drop func(tx *bolt.Tx) (done bool, err error)) error {
+// key in order to the tree keyed by its own keys; then, in one
+// transaction, empty(tx), which empties the recent part at once when it
+// holds nothing but what the fold wrote (see emptyIfFolded), or else
+// drop(tx) until it reports done, each call dropping the first entry of
+// the recent part. A crash between two transactions leaves entries in
+// both places, with the same values; the next fold writes them again.
+func (db *DB) foldInParts(n int, write func(tx *bolt.Tx, i int) error, empty, drop func(tx *bolt.Tx) (done bool, err error)) error {
 	i := 0
 	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
 		for ; i < n && !full; i++ {
@@ -160,6 +180,17 @@ func (db *DB) foldInParts(n int, write func(tx *bolt.Tx, i int) error, drop func
 	if err != nil {
 		return err
 	}
+	if db.foldWritten != nil {
+		db.foldWritten()
+	}
+	emptied := false
+	err = db.bolt.Update(func(tx *bolt.Tx) (err error) {
+		emptied, err = empty(tx)
+		return err
+	})
+	if err != nil || emptied {
+		return err
+	}
 	return db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
 		for !full {
 			if done, err := drop(tx); err != nil || done {
@@ -169,4 +200,34 @@ func (db *DB) foldInParts(n int, write func(tx *bolt.Tx, i int) error, drop func
 		}
 		return true, false, nil
 	})
+}
+
+// emptyIfFolded empties the recent part called name, which c's
+// transaction changes, when it holds nothing but a fold's entries: none
+// appended since the fold began (no number above last) and none rewritten
+// or removed since (the map's count of changes is still since). It deletes
+// the bucket and creates it anew, so bbolt frees its pages as they are
+// instead of rewriting each as its entries go, and takes the fold's keys
+// out of the map. It returns the new bucket, or nil when the recent part
+// holds more than the fold's entries.
+func emptyIfFolded[K comparable, V any](tx *bolt.Tx, name []byte, c *recentChanges[K, V], keys []K, last, since uint64) (*bolt.Bucket, error) {
+	if c.shared.changeCount() != since {
+		return nil, nil
+	}
+	k, _ := tx.Bucket(name).Cursor().Last()
+	if k != nil && (len(k) != 8 || binary.BigEndian.Uint64(k) > last) {
+		return nil, nil
+	}
+	if err := tx.DeleteBucket(name); err != nil {
+		return nil, err
+	}
+	bucket, err := tx.CreateBucket(name)
+	if err != nil {
+		return nil, err
+	}
+	bucket.FillPercent = 1.0 // appended in order
+	for _, k := range keys {
+		c.drop(k)
+	}
+	return bucket, nil
 }
