@@ -66,6 +66,9 @@ type itemRecords struct {
 	// next is the sequence number of the next record appended, 0 until
 	// the transaction appends one.
 	next uint64
+	// absent is the last key Get found no record of, so that Put of a new
+	// key, which follows its Get, does not look it up again.
+	absent []byte
 }
 
 // seqOf returns the sequence number of the recent record of key.
@@ -78,7 +81,11 @@ func (r *itemRecords) Get(key []byte) []byte {
 			return v
 		}
 	}
-	return r.items.Get(key)
+	v := r.items.Get(key)
+	if v == nil {
+		r.absent = append(r.absent[:0], key...)
+	}
+	return v
 }
 
 // Put stores a record under key: where it is, or, for a new key, at the
@@ -88,9 +95,10 @@ func (r *itemRecords) Put(key, v []byte) error {
 		r.rewrote = true
 		return r.bucket.Put(seqKey(seq), encodeRecentItem(key, v))
 	}
-	if r.items.Get(key) != nil {
+	if !bytes.Equal(key, r.absent) && r.items.Get(key) != nil {
 		return r.items.Put(key, v)
 	}
+	r.absent = r.absent[:0]
 	if r.next == 0 {
 		// The transaction's first append: after the bucket's last entry.
 		r.next = 1

@@ -67,8 +67,15 @@ func TestNewItemsFoldIntoTheItemsBucket(t *testing.T) {
 		}
 		vs = append(vs, version(key(i), h))
 	}
+	db.recentItems.foldAt = n // no fold: what reaches the recent part stays there
 	if c := store(t, db, vs...); c.New != 0 || c.Changed != 10 || c.Unchanged != n-20 {
 		t.Errorf("traversal 2 counts %+v, want 10 changed and %d unchanged", c, n-20)
+	}
+	db.recentItems.foldAt = 40
+	// A record is rewritten where it is: none moved to the recent part.
+	if items2, recent2 := sizes(t, db, bucketItems); items2 != items || recent2 != recent {
+		t.Errorf("after traversal 2: %d records in the items bucket, %d recent; want %d, %d as before",
+			items2, recent2, items, recent)
 	}
 	if _, err := db.Finish(0); err != nil {
 		t.Fatal(err)
