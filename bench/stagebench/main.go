@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/databrew/databrew-stage/bench/benchconfig"
+	"github.com/databrew/databrew-stage/internal/exeadvice"
 	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/stage"
 )
@@ -57,6 +58,7 @@ type result struct {
 
 func main() {
 	gctune.Apply() // as the databrew-stage binary does
+	_ = exeadvice.Apply()
 	os.Exit(run())
 }
 

@@ -7,10 +7,14 @@ import (
 	"os"
 
 	"github.com/databrew/databrew-stage/internal/cli"
+	"github.com/databrew/databrew-stage/internal/exeadvice"
 	"github.com/databrew/databrew-stage/internal/gctune"
 )
 
 func main() {
 	gctune.Apply()
+	// A hint to the kernel: a run goes on as well without it (it fails
+	// only where /proc is missing).
+	_ = exeadvice.Apply()
 	os.Exit(cli.Main(os.Args[1:], cli.OSEnv()))
 }
