@@ -144,13 +144,14 @@ func TestOpenRefusesATruncatedFile(t *testing.T) {
 	}
 }
 
-// Garbage in pages Open does not read is found by the first transaction
-// that reads them: an error, not a panic; later calls return it without
-// reading the file, and Close does not write to it.
+// Garbage in pages Open does not read (Open reads the URL index and the
+// items bucket for their keys, not the pending versions) is found by the
+// first transaction that reads them: an error, not a panic; later calls
+// return it without reading the file, and Close does not write to it.
 func TestGarbledPagesAreAnErrorNotAPanic(t *testing.T) {
 	dir := t.TempDir()
 	populate(t, dir)
-	garble(t, statePath(dir), leavesOf(t, statePath(dir), string(bucketItems))...)
+	garble(t, statePath(dir), leavesOf(t, statePath(dir), string(bucketVersions))...)
 	db, err := Open(dir, Options{})
 	if err != nil {
 		t.Fatalf("Open read the garbled pages: %v", err)

@@ -5,7 +5,10 @@
 // the items with their content hashes (the newest indexed in memory too,
 // see recentitems.go), the item versions not yet exported,
 // and the pages' memos by page number (see memo.go). Open
-// upgrades a state an older format wrote, once (see upgrade.go). Every
+// upgrades a state an older format wrote, once (see upgrade.go), and fills
+// Bloom filters of the keys of the URL index and of the items, which
+// answer most lookups of a new URL or item without reading the file (see
+// keyfilter.go). Every
 // change is made in transactions
 // ordered so that a crash between any two leaves a state the next run
 // resumes from: most changes are one transaction; Commit and CommitPublish
@@ -86,6 +89,9 @@ type DB struct {
 	recent      *recentURLs
 	recentItems *recentItems
 	writing     *writingRecent
+	// urlFilter and itemFilter hold the keys of the URL index and of the
+	// items bucket (see keyfilter.go); nil until Open filled them.
+	urlFilter, itemFilter *keyFilter
 	// foldWritten, when a test sets it, runs between a fold's two steps.
 	foldWritten func()
 }
@@ -226,6 +232,14 @@ func (db *DB) init() error {
 	}
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: upgrade to format %d: %w", db.dir, formatVersion, err)
+	}
+	if err := db.bolt.View(func(tx *bolt.Tx) error {
+		urls := uint(getUint(tx.Bucket(bucketMeta), keyPageSeq))
+		db.urlFilter = fillKeyFilter(tx.Bucket(bucketURLs), urls)
+		db.itemFilter = fillKeyFilter(tx.Bucket(bucketItems), urls)
+		return nil
+	}); err != nil {
+		return fmt.Errorf("initialise storage %s: read the keys of the URL index and the items: %w", db.dir, err)
 	}
 	return nil
 }

@@ -213,6 +213,7 @@ func (db *DB) fold() error {
 	write := func(tx *bolt.Tx, i int) error {
 		seen := db.seenOf(tx)
 		if e, ok := seen.recent.get(hashes[i][:]); ok {
+			db.urlFilter.add(hashes[i][:])
 			return seen.urls.Put(hashes[i][:], encodeIndex(e.page, e.first))
 		}
 		return nil

@@ -63,6 +63,8 @@ type itemRecords struct {
 	recentChanges[string, uint64]
 	items  *bolt.Bucket
 	bucket *bolt.Bucket // the recent part
+	// filter holds the keys of the items bucket (see keyfilter.go).
+	filter *keyFilter
 	// next is the sequence number of the next record appended, 0 until
 	// the transaction appends one.
 	next uint64
@@ -81,7 +83,10 @@ func (r *itemRecords) Get(key []byte) []byte {
 			return v
 		}
 	}
-	v := r.items.Get(key)
+	var v []byte
+	if r.filter.mayHold(key) {
+		v = r.items.Get(key)
+	}
 	if v == nil {
 		r.absent = append(r.absent[:0], key...)
 	}
@@ -95,7 +100,7 @@ func (r *itemRecords) Put(key, v []byte) error {
 		r.rewrote = true
 		return r.bucket.Put(seqKey(seq), encodeRecentItem(key, v))
 	}
-	if !bytes.Equal(key, r.absent) && r.items.Get(key) != nil {
+	if !bytes.Equal(key, r.absent) && r.filter.mayHold(key) && r.items.Get(key) != nil {
 		return r.items.Put(key, v)
 	}
 	r.absent = r.absent[:0]
@@ -154,7 +159,7 @@ func (db *DB) itemRecordsOf(tx *bolt.Tx) *itemRecords {
 		bucket := tx.Bucket(bucketItemsRecent)
 		bucket.FillPercent = 1.0 // appended in sequence order
 		w.items = &itemRecords{recentChanges: newRecentChanges(db.recentItems, true),
-			items: tx.Bucket(bucketItems), bucket: bucket}
+			items: tx.Bucket(bucketItems), bucket: bucket, filter: db.itemFilter}
 	}
 	return w.items
 }
@@ -184,6 +189,7 @@ func (db *DB) foldItems() error {
 			return nil
 		}
 		if _, v, ok := decodeRecentItem(r.bucket.Get(seqKey(seq))); ok {
+			db.itemFilter.add([]byte(keys[i]))
 			return r.items.Put([]byte(keys[i]), v)
 		}
 		return nil

@@ -206,3 +206,35 @@ func TestFoldKeepsARecordRewrittenDuringIt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAFoldedRecordIsFoundInTheSameSession: a record a fold moved into the
+// items bucket is found there by the next traversal without reopening
+// (the fold adds its key to the filter of the bucket's keys).
+func TestAFoldedRecordIsFoundInTheSameSession(t *testing.T) {
+	db := open(t, t.TempDir())
+	if _, err := db.Begin(nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	key := func(i int) string { return fmt.Sprintf("k%04d", i) }
+	var vs []crawl.ItemVersion
+	for i := range n {
+		vs = append(vs, version(key(i), hash(i)))
+	}
+	store(t, db, vs...)
+	if err := db.foldItems(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Finish(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Begin(nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := store(t, db, vs...); c.New != 0 || c.Unchanged != n {
+		t.Errorf("traversal 2 counts %+v, want %d unchanged", c, n)
+	}
+	if items, recent := sizes(t, db, bucketItems); items != n || recent != 0 {
+		t.Errorf("%d records in the items bucket, %d recent; want %d, 0", items, recent, n)
+	}
+}

@@ -66,13 +66,15 @@ type seenSet struct {
 	urls, marks, meta *bolt.Bucket
 	// recent is the URL index's recent part (see recent.go).
 	recent *recentView
+	// filter holds the keys of the URL index (see keyfilter.go).
+	filter *keyFilter
 }
 
 // seenOf returns the seen set of a transaction. A read transaction that
 // looks URLs up must be one of readSeen.
 func (db *DB) seenOf(tx *bolt.Tx) seenSet {
 	s := seenSet{urls: tx.Bucket(bucketURLs), marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta),
-		recent: db.recentViewOf(tx)}
+		recent: db.recentViewOf(tx), filter: db.urlFilter}
 	if tx.Writable() {
 		s.marks.FillPercent = marksFillPercent
 	}
@@ -84,6 +86,9 @@ func (db *DB) seenOf(tx *bolt.Tx) seenSet {
 func (s seenSet) index(key []byte) indexEntry {
 	if e, ok := s.recent.get(key); ok {
 		return e
+	}
+	if !s.filter.mayHold(key) {
+		return indexEntry{}
 	}
 	page, first := decodeIndex(s.urls.Get(key))
 	return indexEntry{page: page, first: first}
