@@ -27,7 +27,7 @@ func TestApplyAdvisesEveryMappingOfTheExecutable(t *testing.T) {
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := sc.Text()
-		if _, _, path, ok := parseMapping(line); ok && !strings.HasSuffix(strings.Fields(line)[0], ":") {
+		if _, _, _, path, ok := parseMapping(line); ok {
 			current = path
 			continue
 		}
@@ -48,18 +48,20 @@ func TestApplyAdvisesEveryMappingOfTheExecutable(t *testing.T) {
 
 func TestParseMapping(t *testing.T) {
 	for _, tc := range []struct {
-		line  string
-		path  string
-		start uintptr
-		ok    bool
+		line        string
+		perms, path string
+		start       uintptr
+		ok          bool
 	}{
-		{"00400000-0085e000 r-xp 00000000 fd:01 1234   /usr/bin/a b (deleted)", "/usr/bin/a b (deleted)", 0x400000, true},
-		{"7f0000000000-7f0000021000 rw-p 00000000 00:00 0 ", "", 0x7f0000000000, true},
-		{"Rss:                 128 kB", "", 0, false},
+		{"00400000-0085e000 r-xp 00000000 fd:01 1234   /usr/bin/a b (deleted)", "r-xp", "/usr/bin/a b (deleted)", 0x400000, true},
+		{"7f0000000000-7f0000021000 rw-p 00000000 00:00 0 ", "rw-p", "", 0x7f0000000000, true},
+		{"Rss:                 128 kB", "", "", 0, false},
+		{"VmFlags: rd ex mr mw me", "", "", 0, false},
 	} {
-		start, _, path, ok := parseMapping(tc.line)
-		if ok != tc.ok || path != tc.path || start != tc.start {
-			t.Errorf("parseMapping(%q) = %x, %q, %v; want %x, %q, %v", tc.line, start, path, ok, tc.start, tc.path, tc.ok)
+		start, _, perms, path, ok := parseMapping(tc.line)
+		if ok != tc.ok || perms != tc.perms || path != tc.path || start != tc.start {
+			t.Errorf("parseMapping(%q) = %x, %q, %q, %v; want %x, %q, %q, %v", tc.line, start, perms, path, ok,
+				tc.start, tc.perms, tc.path, tc.ok)
 		}
 	}
 }
