@@ -68,9 +68,6 @@ type itemRecords struct {
 	// next is the sequence number of the next record appended, 0 until
 	// the transaction appends one.
 	next uint64
-	// absent is the last key Get found no record of, so that Put of a new
-	// key, which follows its Get, does not look it up again.
-	absent []byte
 }
 
 // seqOf returns the sequence number of the recent record of key.
@@ -83,14 +80,10 @@ func (r *itemRecords) Get(key []byte) []byte {
 			return v
 		}
 	}
-	var v []byte
-	if r.filter.mayHold(key) {
-		v = r.items.Get(key)
+	if !r.filter.mayHold(key) {
+		return nil
 	}
-	if v == nil {
-		r.absent = append(r.absent[:0], key...)
-	}
-	return v
+	return r.items.Get(key)
 }
 
 // Put stores a record under key: where it is, or, for a new key, at the
@@ -100,10 +93,9 @@ func (r *itemRecords) Put(key, v []byte) error {
 		r.rewrote = true
 		return r.bucket.Put(seqKey(seq), encodeRecentItem(key, v))
 	}
-	if !bytes.Equal(key, r.absent) && r.filter.mayHold(key) && r.items.Get(key) != nil {
+	if r.filter.mayHold(key) && r.items.Get(key) != nil {
 		return r.items.Put(key, v)
 	}
-	r.absent = r.absent[:0]
 	if r.next == 0 {
 		// The transaction's first append: after the bucket's last entry.
 		r.next = 1
