@@ -291,7 +291,7 @@ func countSeen(t *testing.T, db *DB, tx *bolt.Tx) int {
 		h, _ := hashOf(k)
 		urls[h] = true
 	}
-	_ = seen.urls.ForEach(func(k, _ []byte) error {
+	_ = seen.urls.forEach(func(k, _ []byte) error {
 		visit(k)
 		return nil
 	})

@@ -44,6 +44,10 @@ func populate(t *testing.T, dir string) {
 	}
 }
 
+// firstItemRun names the bucket of the first run of item records, which
+// populate's fold writes.
+var firstItemRun = string(bucketItemRuns) + "/" + string(runName(1))
+
 // statePath is the state file in dir.
 func statePath(dir string) string { return filepath.Join(dir, FileName) }
 
@@ -71,7 +75,16 @@ func leavesOf(t *testing.T, path, bucket string) []uint64 {
 		t.Fatal(err)
 	}
 	var root uint64
-	_ = bdb.View(func(tx *bolt.Tx) error { root = uint64(tx.Bucket([]byte(bucket)).Root()); return nil })
+	_ = bdb.View(func(tx *bolt.Tx) error {
+		// A bucket inside a bucket is named parent/child.
+		names := strings.Split(bucket, "/")
+		b := tx.Bucket([]byte(names[0]))
+		for _, name := range names[1:] {
+			b = b.Bucket([]byte(name))
+		}
+		root = uint64(b.Root())
+		return nil
+	})
 	_ = bdb.Close()
 	f, err := os.Open(path)
 	if err != nil {
@@ -272,7 +285,7 @@ func TestResetMovesADamagedFileAside(t *testing.T) {
 	}
 	_ = db.Close()
 
-	garble(t, statePath(dir), leavesOf(t, statePath(dir), string(bucketItems))[0])
+	garble(t, statePath(dir), leavesOf(t, statePath(dir), firstItemRun)[0])
 	damaged, _ := os.ReadFile(statePath(dir))
 	db, err = Open(dir, Options{Reset: true})
 	if err != nil {
@@ -280,7 +293,7 @@ func TestResetMovesADamagedFileAside(t *testing.T) {
 	}
 	defer db.Close()
 	o := db.Origin()
-	if !o.Created || !strings.Contains(o.Problem, "items: page") || filepath.Dir(o.MovedTo) != dir ||
+	if !o.Created || !strings.Contains(o.Problem, firstItemRun+": page") || filepath.Dir(o.MovedTo) != dir ||
 		!strings.HasPrefix(filepath.Base(o.MovedTo), FileName+".broken-") {
 		t.Fatalf("origin = %+v", o)
 	}

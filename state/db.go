@@ -1,20 +1,20 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
 // traversal with their page numbers (see seen.go; the newest of them are
-// held in memory too, see recent.go), the URLs that failed,
-// the items with their content hashes (the newest indexed in memory too,
-// see recentitems.go), the item versions not yet exported,
-// and the pages' memos by page number (see memo.go). Open
-// upgrades a state an older format wrote, once (see upgrade.go), and fills
-// Bloom filters of the keys of the URL index and of the items, which
+// held in memory too, see recent.go), the URLs that failed, the items with
+// their content hashes (the newest indexed in memory too, see
+// recentitems.go), the item versions not yet exported, and the pages'
+// memos by page number (see memo.go). The URL index and the item records
+// are each kept as sorted runs, written and merged in key order (see
+// runs.go and merge.go). Open upgrades a state an older format wrote, once
+// (see upgrade.go), and fills Bloom filters of each run's keys, which
 // answer most lookups of a new URL or item without reading the file (see
-// keyfilter.go). Every
-// change is made in transactions
-// ordered so that a crash between any two leaves a state the next run
-// resumes from: most changes are one transaction; Commit and CommitPublish
-// split a large change into several when one would hold more changed pages
-// than the write budget, keeping a prefix of it on a crash (see their
-// doc comments).
+// keyfilter.go). Every change is made in transactions ordered so that a
+// crash between any two leaves a state the next run resumes from: most
+// changes are one transaction; Commit and CommitPublish split a large
+// change into several when one would hold more changed pages than the
+// write budget, keeping a prefix of it on a crash (see their doc
+// comments).
 package state
 
 import (
@@ -37,7 +37,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 10
+const formatVersion = 11
 
 var (
 	bucketMeta     = []byte("meta")
@@ -69,8 +69,8 @@ var (
 )
 
 // buckets lists every bucket of the format.
-var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketMarks, bucketFailed, bucketItems, bucketItemsRecent, bucketVersions,
-	bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
+var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketURLRuns, bucketMarks, bucketFailed, bucketItems,
+	bucketItemsRecent, bucketItemRuns, bucketVersions, bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
 
 // DB is an open state file. It implements crawl.Store. A method that
 // finds the file damaged returns an error that matches ErrCorrupt, and
@@ -89,11 +89,13 @@ type DB struct {
 	recent      *recentURLs
 	recentItems *recentItems
 	writing     *writingRecent
-	// urlFilter and itemFilter hold the keys of the URL index and of the
-	// items bucket (see keyfilter.go); nil until Open filled them.
-	urlFilter, itemFilter *keyFilter
-	// foldWritten, when a test sets it, runs between a fold's two steps.
-	foldWritten func()
+	// urlRuns and itemRuns are the runs of the URL index and of the item
+	// records (see runs.go).
+	urlRuns, itemRuns *runSet
+	// between, when a test sets it, runs between a fold's two steps
+	// (stepFoldWritten) and between a merge's transactions
+	// (stepMergePart).
+	between func(step string)
 }
 
 // Options tune Open.
@@ -156,6 +158,8 @@ func Open(dir string, opts Options) (*DB, error) {
 	}
 	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs(),
 		recentItems: newRecentItems()}
+	db.urlRuns = newRunSet(&db.recent.mu, bucketURLRuns, bucketURLs)
+	db.itemRuns = newRunSet(&db.recentItems.mu, bucketItemRuns, bucketItems)
 	db.bolt.prepare, db.bolt.settle = db.prepareRecent, db.settleRecent
 	db.budget = opts.WriteBudget
 	if db.budget <= 0 {
@@ -193,9 +197,10 @@ func (db *DB) init() error {
 			// item record, both behind flags a format 3 record lacks;
 			// format 5 the page memos, in a bucket of their own.
 			return putUint(meta, keyFormat, formatVersion)
-		case 9:
+		case 9, 10:
 			// Format 10 adds the recent parts of the URL index and of the
-			// item records, buckets of their own, made above.
+			// item records, format 11 their runs (see runs.go), buckets of
+			// their own, made above; the trees before are the runs' bases.
 			db.origin.UpgradedFrom = int(v)
 			return putUint(meta, keyFormat, formatVersion)
 		case 5, 6, 7, 8:
@@ -233,10 +238,13 @@ func (db *DB) init() error {
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: upgrade to format %d: %w", db.dir, formatVersion, err)
 	}
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
-		urls := uint(getUint(tx.Bucket(bucketMeta), keyPageSeq))
-		db.urlFilter = fillKeyFilter(tx.Bucket(bucketURLs), urls)
-		db.itemFilter = fillKeyFilter(tx.Bucket(bucketItems), urls)
+	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, s := range []*runSet{db.urlRuns, db.itemRuns} {
+			if err := s.undoMerge(tx); err != nil {
+				return err
+			}
+			s.load(tx, uint(getUint(tx.Bucket(bucketMeta), keyPageSeq)))
+		}
 		return nil
 	}); err != nil {
 		return fmt.Errorf("initialise storage %s: read the keys of the URL index and the items: %w", db.dir, err)

@@ -22,3 +22,16 @@ func (db *DB) pendingKeys(t *testing.T) []string {
 	}
 	return keys
 }
+
+// cutFold writes as the first transactions of a fold cut short by a crash
+// do: write puts entries into the run the fold fills, made and marked
+// filling first when there is none.
+func cutFold(db *DB, s *runSet, write func(tx *bolt.Tx, out *bolt.Bucket) error) error {
+	target, err := db.foldTarget(s, 1)
+	if err != nil {
+		return err
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		return write(tx, tx.Bucket(s.container).Bucket(target.name))
+	})
+}

@@ -38,14 +38,14 @@ func (db *DB) forget(traversal uint64) (int, error) {
 				// one read of the marks, not a read per URL.
 				recent = seen.marked(func(t, _ uint64) bool { return t > last })
 			}
-			c := seen.urls.Cursor()
-			k, v := c.First()
+			c := seen.urls.cursor()
+			k, v := c.first()
 			if after != nil {
-				if k, v = c.Seek(after); k != nil && bytes.Equal(k, after) {
-					k, v = c.Next()
+				if k, v = c.seek(after); k != nil && bytes.Equal(k, after) {
+					k, v = c.next()
 				}
 			}
-			for ; k != nil && len(stale) < forgetBatch; k, v = c.Next() {
+			for ; k != nil && len(stale) < forgetBatch; k, v = c.next() {
 				// A URL's mark is never older than the traversal that first
 				// queued it.
 				if page, first := decodeIndex(v); page != 0 && first <= last && !recent.has(page) {

@@ -9,25 +9,34 @@ import (
 
 // A crawl asks for keys that are not there more than for any other: every
 // new URL is looked up in the URL index before it is queued, every new item
-// in the items bucket before its record is written. Each such lookup reads
-// a leaf of a tree that, on a large crawl, is far larger than the page
-// cache a memory limit leaves (at 1,000,000 items, 64 MB of URL index and
-// more of item records), so each is a read from disk. A keyFilter, a Bloom
-// filter of the keys a tree holds, answers most of them from memory: a key
-// it has not seen is not in the tree. Open fills one for the URL index and
-// one for the items bucket; a fold adds the keys it writes, before the
-// recent part lets go of them (a reader that misses them in the recent
-// part's map finds them in the filter). Nothing else adds keys to those
-// trees while the state is open (an upgrade or a repair runs before the
-// filter is filled); a key deleted stays in the filter, which only costs a
-// lookup.
+// in the item records before its record is written. Each such lookup reads
+// a leaf of a run (see runs.go) that, on a large crawl, is far larger than
+// the page cache a memory limit leaves (at 1,000,000 items, 64 MB of URL
+// index and more of item records), so each is a read from disk. A
+// keyFilter, a Bloom filter of the keys a run holds, answers most of them
+// from memory: a key it has not seen is not in the run. Open fills one for
+// each run and for the base; a fold adds the keys it writes to its run's
+// before the recent part lets go of them (a reader that misses them in the
+// recent part's map finds them in the filter), a merge those it writes to
+// its new run's. Nothing else adds keys to a run while the state is open
+// (an upgrade or a repair runs before the filters are filled); a key
+// deleted stays in the filter, which only costs a lookup. Every filter has
+// the same number of hash functions, so a key's locations are computed
+// once for all the runs it is looked up in.
 
 // keyFilterFalsePositives is the share of absent keys a filter lets
 // through to the tree: about 9.6 bits of memory per key.
 const keyFilterFalsePositives = 0.01
 
 // keyFilterMinCapacity is the fewest keys a filter is sized for.
-const keyFilterMinCapacity = 64 << 10
+const keyFilterMinCapacity = 1 << 10
+
+// filterHashes is how many hash functions every filter uses: the number
+// that gives keyFilterFalsePositives, whatever the size.
+var _, filterHashes = bloom.EstimateParameters(keyFilterMinCapacity, keyFilterFalsePositives)
+
+// filterLocations returns key's locations in every filter.
+func filterLocations(key []byte) []uint64 { return bloom.Locations(key, filterHashes) }
 
 // keyFilter is a growing Bloom filter: a series of filters, each sized
 // for twice the keys of all before it, keys added to the last one. Safe
@@ -47,14 +56,10 @@ func newKeyFilter(n uint) *keyFilter {
 	return f
 }
 
-// grow adds a filter sized for n keys, with as many hash functions as the
-// first (a key's locations are computed once for all).
+// grow adds a filter sized for n keys.
 func (f *keyFilter) grow(n uint) {
-	m, k := bloom.EstimateParameters(n, keyFilterFalsePositives)
-	if len(f.filters) > 0 {
-		k = f.filters[0].K()
-	}
-	f.filters = append(f.filters, bloom.New(m, k))
+	m, _ := bloom.EstimateParameters(n, keyFilterFalsePositives)
+	f.filters = append(f.filters, bloom.New(m, filterHashes))
 	f.sized += n
 	f.room = n
 }
@@ -80,12 +85,17 @@ func (f *keyFilter) mayHold(key []byte) bool {
 	if f == nil {
 		return true
 	}
+	return f.mayHoldAt(filterLocations(key))
+}
+
+// mayHoldAt is mayHold for a key whose locations (filterLocations) are
+// known.
+func (f *keyFilter) mayHoldAt(locations []uint64) bool {
+	if f == nil {
+		return true
+	}
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	if len(f.filters) == 1 {
-		return f.filters[0].Test(key)
-	}
-	locations := bloom.Locations(key, f.filters[0].K())
 	for _, b := range f.filters {
 		if b.TestLocations(locations) {
 			return true
@@ -95,12 +105,21 @@ func (f *keyFilter) mayHold(key []byte) bool {
 }
 
 // fillKeyFilter returns a filter holding every key of bucket, sized for
-// at least n keys.
-func fillKeyFilter(bucket *bolt.Bucket, n uint) *keyFilter {
-	f := newKeyFilter(n)
-	c := bucket.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		f.add(k)
+// at least n keys, and how many keys there are; a nil bucket holds none.
+func fillKeyFilter(bucket *bolt.Bucket, n uint) (*keyFilter, int) {
+	var c *bolt.Cursor
+	var k []byte
+	if bucket != nil {
+		c = bucket.Cursor()
+		k, _ = c.First()
 	}
-	return f
+	if k == nil {
+		return newKeyFilter(0), 0
+	}
+	f, count := newKeyFilter(n), 0
+	for ; k != nil; k, _ = c.Next() {
+		f.add(k)
+		count++
+	}
+	return f, count
 }

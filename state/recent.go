@@ -16,25 +16,27 @@ import (
 // to the recent part instead: a bucket keyed by page number, which grows
 // at its end, beside a map in memory from URL hash to page number, which
 // answers the lookups the bucket cannot. Once the recent part holds
-// foldAt URLs it is folded into the index in hash order: each page of the
-// index is rewritten once for all the new URLs that land on it. The map
-// is bounded by foldAt: 32Ki entries, 2.5 MiB of heap (measured). Twice
-// as many saved no more writes at 200,000 items and raised the heap's
-// peak by 6 MiB, which the collector paid for under the soft limit.
+// foldAt URLs it is folded into a run of the index (see runs.go) in hash
+// order: appended to a bucket of its own, reading nothing. The map is
+// bounded by foldAt: 32Ki entries, 2.5 MiB of heap (measured). Twice as
+// many saved no more writes at 200,000 items and raised the heap's peak
+// by 6 MiB, which the collector paid for under the soft limit.
 //
-// A fold writes the recent URLs into the index, in transactions within the
+// A fold writes the recent URLs into its run, in transactions within the
 // write budget, then empties the recent part in one transaction (deletes
 // the bucket and creates it anew: bbolt frees its pages without rewriting
 // them), or, when a URL was added since the fold began, deletes the
 // folded ones in page order. In between, a URL is in both, with the same
 // page number and first traversal; a crash there leaves it so, and the
-// next fold writes it again. Open loads the recent part into the map.
+// next fold writes it again, to the same run. Open loads the recent part
+// into the map.
 //
 // The map follows the transactions that write the recent part (see
 // recentChanges in recentmap.go). A read transaction that looks
 // URLs up holds the map's read lock from before it begins to its end (see
 // DB.readSeen): a fold's removals wait for it, so it finds the URLs in the
-// map, and a reader that begins after them finds the URLs in the index.
+// map, and a reader that begins after them finds the URLs in the run. The
+// same lock orders the list of runs against readers (see runs.go).
 
 // bucketURLsRecent is the URL index's recent part: page number to URL
 // hash and first traversal.
@@ -44,7 +46,7 @@ var bucketURLsRecent = []byte("urls_recent")
 var errURLKey = errors.New("URL index key is not 16 bytes")
 
 // foldAt is how many URLs the recent part holds before a commit folds it
-// into the index.
+// into a run.
 const foldAt = 32 << 10
 
 // urlHash is a URL index key.
@@ -128,9 +130,10 @@ func (v *recentView) remove(key []byte, page uint64) error {
 // recent parts. Only one write transaction runs at a time, under the
 // writer's lock (see boltDB.update), held until settleRecent ran.
 type writingRecent struct {
-	tx    *bolt.Tx
-	urls  *recentView
-	items *itemRecords
+	tx      *bolt.Tx
+	urls    *recentView
+	items   *itemRecords
+	urlRuns *runsView
 }
 
 // writingOf returns the changes to the recent parts of the write
@@ -156,6 +159,19 @@ func (db *DB) recentViewOf(tx *bolt.Tx) *recentView {
 		w.urls = &recentView{recentChanges: newRecentChanges(db.recent, true), bucket: bucket}
 	}
 	return w.urls
+}
+
+// urlRunsOf returns the URL index's runs as tx sees them: one view per
+// write transaction.
+func (db *DB) urlRunsOf(tx *bolt.Tx) *runsView {
+	if !tx.Writable() {
+		return db.urlRuns.view(tx)
+	}
+	w := db.writingOf(tx)
+	if w.urlRuns == nil {
+		w.urlRuns = db.urlRuns.view(tx)
+	}
+	return w.urlRuns
 }
 
 // prepareRecent makes the additions of the write transaction about to
@@ -192,8 +208,8 @@ func (db *DB) readSeen(fn func(tx *bolt.Tx) error) error {
 	return db.bolt.View(fn)
 }
 
-// foldIfFull folds the recent part into the URL index once it holds
-// foldAt URLs.
+// foldIfFull folds the recent part into a run of the URL index once it
+// holds foldAt URLs.
 func (db *DB) foldIfFull() error {
 	if !db.recent.full() {
 		return nil
@@ -201,8 +217,9 @@ func (db *DB) foldIfFull() error {
 	return db.fold()
 }
 
-// fold writes the recent part's URLs into the URL index in hash order,
-// then empties the recent part or deletes them from it (see above).
+// fold writes the recent part's URLs into a run of the URL index in hash
+// order, then empties the recent part or deletes them from it (see
+// above), and merges runs (see merge.go).
 func (db *DB) fold() error {
 	hashes, last := db.recent.sorted(func(a, b urlHash) int { return bytes.Compare(a[:], b[:]) },
 		func(e indexEntry) uint64 { return e.page })
@@ -210,13 +227,13 @@ func (db *DB) fold() error {
 		return nil
 	}
 	since := db.recent.changeCount()
-	write := func(tx *bolt.Tx, i int) error {
-		seen := db.seenOf(tx)
-		if e, ok := seen.recent.get(hashes[i][:]); ok {
-			db.urlFilter.add(hashes[i][:])
-			return seen.urls.Put(hashes[i][:], encodeIndex(e.page, e.first))
+	write := func(tx *bolt.Tx, out *bolt.Bucket, f *keyFilter, i int) (int64, error) {
+		if e, ok := db.seenOf(tx).recent.get(hashes[i][:]); ok {
+			f.add(hashes[i][:])
+			v := encodeIndex(e.page, e.first)
+			return appendCost(hashes[i][:], v), out.Put(hashes[i][:], v)
 		}
-		return nil
+		return 0, nil
 	}
 	empty := func(tx *bolt.Tx) (bool, error) {
 		recent := db.seenOf(tx).recent
@@ -227,7 +244,7 @@ func (db *DB) fold() error {
 		recent.bucket = bucket
 		return true, nil
 	}
-	drop := func(tx *bolt.Tx) (done bool, err error) {
+	drop := func(tx *bolt.Tx, _ *bolt.Bucket) (done bool, err error) {
 		recent := db.seenOf(tx).recent
 		c := recent.bucket.Cursor()
 		k, v := c.First()
@@ -242,7 +259,7 @@ func (db *DB) fold() error {
 		}
 		return false, c.Delete() // not in the map: nothing to fold
 	}
-	return db.foldInParts(len(hashes), write, empty, drop)
+	return db.foldInParts(db.urlRuns, db.recent.foldAt, len(hashes), write, empty, drop)
 }
 
 // encodeRecent lays a recent part's value out as the URL hash, then the

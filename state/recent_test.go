@@ -65,8 +65,14 @@ func pagesOf(t *testing.T, db *DB, n int) map[string]uint64 {
 func sizes(t *testing.T, db *DB, tree []byte) (main, recent int) {
 	t.Helper()
 	recentOf := map[string][]byte{string(bucketURLs): bucketURLsRecent, string(bucketItems): bucketItemsRecent}
+	runsOf := map[string]*runSet{string(bucketURLs): db.urlRuns, string(bucketItems): db.itemRuns}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		main, recent = db.count(tx.Bucket(tree)), db.count(tx.Bucket(recentOf[string(tree)]))
+		// The base and the runs, each key once.
+		c := runsOf[string(tree)].view(tx).cursor()
+		for k, _ := c.first(); k != nil; k, _ = c.next() {
+			main++
+		}
+		recent = db.count(tx.Bucket(recentOf[string(tree)]))
 		return nil
 	})
 	if err != nil {
@@ -153,11 +159,11 @@ func TestFoldCutShortGoesOnAtTheNextOpen(t *testing.T) {
 	// What the fold's first transactions write: half of the recent URLs
 	// in the index, still in the recent part.
 	hashes := recentKeys(db.recent)
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = cutFold(db, db.urlRuns, func(tx *bolt.Tx, out *bolt.Bucket) error {
 		seen := db.seenOf(tx)
 		for _, h := range hashes[:len(hashes)/2] {
 			e, _ := seen.recent.get(h[:])
-			if err := seen.urls.Put(h[:], encodeIndex(e.page, e.first)); err != nil {
+			if err := out.Put(h[:], encodeIndex(e.page, e.first)); err != nil {
 				return err
 			}
 		}
@@ -241,7 +247,7 @@ func TestFoldKeepsAURLQueuedDuringIt(t *testing.T) {
 	const n = 200
 	pages := queueRecent(t, db, st.NextSeq, n, 50)
 	late := recentSite(n)
-	db.foldWritten = func() {
+	db.between = func(string) {
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
 			return db.enqueue(tx, crawl.Queued{Seq: st.NextSeq + n, Entry: entry(late, crawl.KindItem)}, 1)
 		})
@@ -262,7 +268,7 @@ func TestFoldKeepsAURLQueuedDuringIt(t *testing.T) {
 			t.Errorf("%s has page number %d after the fold, had %d", u, page, pages[u])
 		}
 	}
-	db.foldWritten = nil
+	db.between = nil
 	if err := db.fold(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,17 +16,17 @@ import (
 // recent part instead: a bucket keyed by a sequence number, which grows
 // at its end, each value the item's key and its record, beside a map in
 // memory from item key to sequence number. Once the recent part holds
-// itemsFoldAt records it is folded into the items bucket in key order.
-// The map is bounded by itemsFoldAt: 16Ki keys, 1.6 MiB of heap with
-// keys of 40 bytes (measured).
+// itemsFoldAt records it is folded into a run of the item records (see
+// runs.go) in key order. The map is bounded by itemsFoldAt: 16Ki keys,
+// 1.6 MiB of heap with keys of 40 bytes (measured).
 //
 // A record in the recent part is read and rewritten there until it is
-// folded. A fold writes the recent records into the items bucket, then
-// empties the recent part in one transaction (as the URL index's fold
-// does), or, when a record was added or rewritten since the fold began,
-// deletes them in sequence order, writing a record again first if it
-// changed since; a crash in between leaves a record in both, and the
-// recent part's copy is the one read. Only write
+// folded, one in a run where it is. A fold writes the recent records into
+// its run, then empties the recent part in one transaction (as the URL
+// index's fold does), or, when a record was added or rewritten since the
+// fold began, deletes them in sequence order, writing a record again
+// first if it changed since; a crash in between leaves a record in both,
+// and the recent part's copy is the one read. Only write
 // transactions read item records, so no reader takes the map's lock (see
 // recentmap.go).
 
@@ -35,7 +35,7 @@ import (
 var bucketItemsRecent = []byte("items_recent")
 
 // itemsFoldAt is how many records the recent part holds before a commit
-// folds it into the items bucket.
+// folds it into a run.
 const itemsFoldAt = 16 << 10
 
 // recentItems is the recent part's map: an item's stored key to the
@@ -58,13 +58,12 @@ func loadRecentItems(r *recentItems, tx *bolt.Tx) {
 }
 
 // itemRecords reads and writes item records inside one write
-// transaction, in the items bucket or its recent part.
+// transaction, in their runs or their recent part.
 type itemRecords struct {
 	recentChanges[string, uint64]
-	items  *bolt.Bucket
-	bucket *bolt.Bucket // the recent part
-	// filter holds the keys of the items bucket (see keyfilter.go).
-	filter *keyFilter
+	// runs are the records folded (see runs.go), bucket the recent part.
+	runs   *runsView
+	bucket *bolt.Bucket
 	// next is the sequence number of the next record appended, 0 until
 	// the transaction appends one.
 	next uint64
@@ -80,10 +79,7 @@ func (r *itemRecords) Get(key []byte) []byte {
 			return v
 		}
 	}
-	if !r.filter.mayHold(key) {
-		return nil
-	}
-	return r.items.Get(key)
+	return r.runs.get(key)
 }
 
 // Put stores a record under key: where it is, or, for a new key, at the
@@ -93,8 +89,8 @@ func (r *itemRecords) Put(key, v []byte) error {
 		r.rewrote = true
 		return r.bucket.Put(seqKey(seq), encodeRecentItem(key, v))
 	}
-	if r.filter.mayHold(key) && r.items.Get(key) != nil {
-		return r.items.Put(key, v)
+	if found, err := r.runs.putWhere(key, v); found || err != nil {
+		return err
 	}
 	if r.next == 0 {
 		// The transaction's first append: after the bucket's last entry.
@@ -112,11 +108,11 @@ func (r *itemRecords) Put(key, v []byte) error {
 	return nil
 }
 
-// ForEach calls fn for every record, the items bucket's first, then the
-// recent part's; a record in both (a fold cut short) is given once, as
-// the recent part holds it.
+// ForEach calls fn for every record, the runs' first, then the recent
+// part's; a record in both (a fold cut short) is given once, as the
+// recent part holds it.
 func (r *itemRecords) ForEach(fn func(k, v []byte) error) error {
-	err := r.items.ForEach(func(k, v []byte) error {
+	err := r.runs.forEach(func(k, v []byte) error {
 		if _, ok := r.seqOf(k); ok {
 			return nil
 		}
@@ -151,13 +147,13 @@ func (db *DB) itemRecordsOf(tx *bolt.Tx) *itemRecords {
 		bucket := tx.Bucket(bucketItemsRecent)
 		bucket.FillPercent = 1.0 // appended in sequence order
 		w.items = &itemRecords{recentChanges: newRecentChanges(db.recentItems, true),
-			items: tx.Bucket(bucketItems), bucket: bucket, filter: db.itemFilter}
+			runs: db.itemRuns.view(tx), bucket: bucket}
 	}
 	return w.items
 }
 
-// foldItemsIfFull folds the recent part into the items bucket once it
-// holds foldAt records.
+// foldItemsIfFull folds the recent part into a run once it holds
+// itemsFoldAt records.
 func (db *DB) foldItemsIfFull() error {
 	if !db.recentItems.full() {
 		return nil
@@ -165,26 +161,26 @@ func (db *DB) foldItemsIfFull() error {
 	return db.foldItems()
 }
 
-// foldItems writes the recent part's records into the items bucket in key
-// order, then empties the recent part or deletes them from it (see
-// above).
+// foldItems writes the recent part's records into a run in key order,
+// then empties the recent part or deletes them from it (see above), and
+// merges runs (see merge.go).
 func (db *DB) foldItems() error {
 	keys, last := db.recentItems.sorted(strings.Compare, func(seq uint64) uint64 { return seq })
 	if len(keys) == 0 {
 		return nil
 	}
 	since := db.recentItems.changeCount()
-	write := func(tx *bolt.Tx, i int) error {
+	write := func(tx *bolt.Tx, out *bolt.Bucket, f *keyFilter, i int) (int64, error) {
 		r := db.itemRecordsOf(tx)
 		seq, ok := r.seqOf([]byte(keys[i]))
 		if !ok {
-			return nil
+			return 0, nil
 		}
 		if _, v, ok := decodeRecentItem(r.bucket.Get(seqKey(seq))); ok {
-			db.itemFilter.add([]byte(keys[i]))
-			return r.items.Put([]byte(keys[i]), v)
+			f.add([]byte(keys[i]))
+			return appendCost([]byte(keys[i]), v), out.Put([]byte(keys[i]), v)
 		}
-		return nil
+		return 0, nil
 	}
 	empty := func(tx *bolt.Tx) (bool, error) {
 		r := db.itemRecordsOf(tx)
@@ -195,7 +191,7 @@ func (db *DB) foldItems() error {
 		r.bucket, r.next = bucket, 0
 		return true, nil
 	}
-	drop := func(tx *bolt.Tx) (done bool, err error) {
+	drop := func(tx *bolt.Tx, out *bolt.Bucket) (done bool, err error) {
 		r := db.itemRecordsOf(tx)
 		c := r.bucket.Cursor()
 		k, v := c.First()
@@ -207,15 +203,15 @@ func (db *DB) foldItems() error {
 			return false, c.Delete() // not in the map: nothing to fold
 		}
 		key, rec = bytes.Clone(key), bytes.Clone(rec)
-		if !bytes.Equal(r.items.Get(key), rec) {
+		if !bytes.Equal(out.Get(key), rec) {
 			// Rewritten since the first step wrote it.
-			if err := r.items.Put(key, rec); err != nil {
+			if err := out.Put(key, rec); err != nil {
 				return false, err
 			}
 		}
 		return false, r.remove(key, binary.BigEndian.Uint64(k))
 	}
-	return db.foldInParts(len(keys), write, empty, drop)
+	return db.foldInParts(db.itemRuns, db.recentItems.foldAt, len(keys), write, empty, drop)
 }
 
 // errRecentItem is a recent part's value that does not decode.

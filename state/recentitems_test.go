@@ -119,7 +119,7 @@ func TestRepairKeepsRecentItemRecords(t *testing.T) {
 	// What a fold's first step writes: half the records in the items
 	// bucket too, the first one there stale.
 	keys := recentKeys(db.recentItems)
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := cutFold(db, db.itemRuns, func(tx *bolt.Tx, out *bolt.Bucket) error {
 		r := db.itemRecordsOf(tx)
 		for i, k := range keys[:100] {
 			v := r.Get([]byte(k))
@@ -130,7 +130,7 @@ func TestRepairKeepsRecentItemRecords(t *testing.T) {
 				rec.traversal, rec.pending = 99, 1<<40
 				v = rec.encode()
 			}
-			if err := r.items.Put([]byte(k), v); err != nil {
+			if err := out.Put([]byte(k), v); err != nil {
 				return err
 			}
 		}
@@ -181,7 +181,7 @@ func TestFoldKeepsARecordRewrittenDuringIt(t *testing.T) {
 		store(t, db, version(key(i), hash(i)))
 	}
 	rewritten := []byte("rewritten during the fold")
-	db.foldWritten = func() {
+	db.between = func(string) {
 		err := db.bolt.Update(func(tx *bolt.Tx) error {
 			return db.itemRecordsOf(tx).Put([]byte(key(7)), rewritten)
 		})
@@ -197,7 +197,7 @@ func TestFoldKeepsARecordRewrittenDuringIt(t *testing.T) {
 			items, recent, db.recentItems.size(), n)
 	}
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		if got := tx.Bucket(bucketItems).Get([]byte(key(7))); string(got) != string(rewritten) {
+		if got := db.itemRuns.view(tx).get([]byte(key(7))); string(got) != string(rewritten) {
 			t.Errorf("the items bucket holds %q for %s, want %q", got, key(7), rewritten)
 		}
 		return nil

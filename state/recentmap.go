@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -12,9 +13,9 @@ import (
 // recentitems.go) is a bucket that new entries are appended to, keyed by
 // a number that grows, beside a map in memory from an entry's own key to
 // that number; once the map holds foldAt entries, a fold writes them to
-// the tree keyed by their own keys, in key order, and then drops them from
-// the recent part. This file holds what the two share: the map, a write
-// transaction's changes to it, and the fold's two steps.
+// a run keyed by their own keys (see runs.go), in key order, and then
+// drops them from the recent part. This file holds what the two share:
+// the map, a write transaction's changes to it, and the fold's two steps.
 
 // recentMap is a recent part's map from an entry's key to what finds it in
 // the bucket.
@@ -158,48 +159,86 @@ func (c *recentChanges[K, V]) settle(err error) {
 	}
 }
 
-// foldInParts runs a fold's two steps, each in transactions within the
-// write budget: write(tx, i) for i from 0 to n-1, which writes the i-th
-// key in order to the tree keyed by its own keys; then, in one
+// foldInParts runs a fold's two steps into the run of s a fold writes to
+// (see foldTarget), each in transactions within the write budget: write(tx,
+// out, f, i) for i from 0 to n-1, which writes the i-th key in order to
+// the run's bucket out, adding it to the run's filter f, and returns its
+// appendCost; then, in one
 // transaction, empty(tx), which empties the recent part at once when it
 // holds nothing but what the fold wrote (see emptyIfFolded), or else
-// drop(tx) until it reports done, each call dropping the first entry of
-// the recent part. A crash between two transactions leaves entries in
-// both places, with the same values; the next fold writes them again.
-func (db *DB) foldInParts(n int, write func(tx *bolt.Tx, i int) error, empty, drop func(tx *bolt.Tx) (done bool, err error)) error {
+// drop(tx, out) until it reports done, each call dropping the first entry
+// of the recent part. The transaction that ends the fold seals the run. A
+// crash between two transactions leaves entries in both places, with the
+// same values; the next fold writes them again, to the same run. Then it
+// merges runs of s as mergeRuns does, for folds of unit keys.
+func (db *DB) foldInParts(s *runSet, unit, n int, write func(tx *bolt.Tx, out *bolt.Bucket, f *keyFilter, i int) (cost int64, err error),
+	empty func(tx *bolt.Tx) (done bool, err error), drop func(tx *bolt.Tx, out *bolt.Bucket) (done bool, err error)) error {
+	target, err := db.foldTarget(s, unit)
+	if err != nil {
+		return err
+	}
+	runOf := func(tx *bolt.Tx) (*bolt.Bucket, error) {
+		out := tx.Bucket(s.container).Bucket(target.name)
+		if out == nil {
+			return nil, fmt.Errorf("run %s of %s is missing", target.name, s.container)
+		}
+		out.FillPercent = 1.0 // appended in key order
+		return out, nil
+	}
 	i := 0
-	err := db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+	err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+		out, err := runOf(tx)
+		if err != nil {
+			return false, false, err
+		}
+		var appended int64
 		for ; i < n && !full; i++ {
-			if err := write(tx, i); err != nil {
+			cost, err := write(tx, out, target.filter, i)
+			if err != nil {
 				return false, false, err
 			}
-			full = db.commitFull(tx)
+			appended += cost
+			full = appended >= db.budget || db.commitFull(tx)
 		}
 		return full, i == n, nil
 	})
 	if err != nil {
 		return err
 	}
-	if db.foldWritten != nil {
-		db.foldWritten()
+	if db.between != nil {
+		db.between(stepFoldWritten)
 	}
-	emptied := false
+	sealed, emptied := 0, false
 	err = db.bolt.Update(func(tx *bolt.Tx) (err error) {
-		emptied, err = empty(tx)
+		if emptied, err = empty(tx); emptied && err == nil {
+			sealed, err = s.seal(tx)
+		}
 		return err
 	})
-	if err != nil || emptied {
+	if err == nil && !emptied {
+		err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
+			out, err := runOf(tx)
+			if err != nil {
+				return false, false, err
+			}
+			for !full {
+				done, err := drop(tx, out)
+				if err == nil && done {
+					sealed, err = s.seal(tx)
+				}
+				if err != nil || done {
+					return false, done, err
+				}
+				full = db.commitFull(tx)
+			}
+			return true, false, nil
+		})
+	}
+	if err != nil {
 		return err
 	}
-	return db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-		for !full {
-			if done, err := drop(tx); err != nil || done {
-				return false, done, err
-			}
-			full = db.commitFull(tx)
-		}
-		return true, false, nil
-	})
+	s.sealed(sealed)
+	return db.mergeRuns(s, unit)
 }
 
 // emptyIfFolded empties the recent part called name, which c's

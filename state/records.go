@@ -56,6 +56,8 @@ func keyHash(key []byte) uint64 {
 // visit decodes one record and notes what the checks across buckets
 // need.
 func (c *recordCheck) visit(bucket string, k, v []byte) {
+	// A run's records count as its tree's (see runs.go).
+	bucket = treeOf(bucket)
 	c.read[bucket]++
 	if err := checkRecord(bucket, k, v); err != nil {
 		if c.bad[bucket] == 0 {
@@ -92,7 +94,7 @@ func (c *recordCheck) visit(bucket string, k, v []byte) {
 // decode; the records of a bucket this package does not know, and the
 // format 8 seen set's, always do.
 func checkRecord(bucket string, k, v []byte) error {
-	switch bucket {
+	switch treeOf(bucket) {
 	case string(bucketMeta):
 		if len(v) != 8 {
 			return fmt.Errorf("value of %d bytes, not 8", len(v))

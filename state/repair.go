@@ -85,7 +85,9 @@ func Repair(dir string, opts Options) (Salvage, error) {
 		return s, fmt.Errorf("state file %s is in format %d, newer than this binary's %d: repair it with the version that wrote it", path, recs.meta[string(keyFormat)], formatVersion)
 	}
 	s.Records = recs.read
-	s.Unreadable = res.broken
+	for name, n := range res.broken {
+		s.Unreadable[treeOf(name)] += n // a run's pages count as its tree's
+	}
 	bf, err := openBoltFile(f)
 	if err != nil {
 		return s, err
@@ -177,12 +179,31 @@ func (c *salvager) visit(bucket string, k, v []byte) {
 		return
 	}
 	if err := checkRecord(bucket, k, v); err != nil {
-		c.s.Dropped[bucket]++
+		c.s.Dropped[treeOf(bucket)]++
 		return
 	}
 	if bucket == string(bucketMemos) || bucket == string(bucketPagesV7) {
 		// Page memos are a cache: an item whose pending version was lost
 		// must be fetched whole again, not answered 304, so none is kept.
+		return
+	}
+	switch {
+	case bucket == string(bucketMeta) && isRunKey(k):
+		// The repaired file has no runs (see below).
+		return
+	case bucket != treeOf(bucket):
+		// Copied as the tree's base: the repaired file has no runs. A
+		// record in a run and in the recent part (a fold cut short) keeps
+		// the recent part's.
+		tree := treeOf(bucket)
+		if tree == string(bucketItems) {
+			if c.recs.recentKeys[keyHash(k)] {
+				return
+			}
+			v = c.item(v)
+		}
+		c.s.Copied[tree]++
+		c.add(tree, k, v)
 		return
 	}
 	switch bucket {
@@ -368,6 +389,15 @@ func maxSeenMarks(tx *bolt.Tx) (traversal, page uint64) {
 			p, first := decodeIndex(v)
 			traversal, page = max(traversal, first), max(page, p)
 			return nil
+		})
+	}
+	if b := tx.Bucket(bucketURLRuns); b != nil {
+		_ = b.ForEachBucket(func(name []byte) error {
+			return b.Bucket(name).ForEach(func(_, v []byte) error {
+				p, first := decodeIndex(v)
+				traversal, page = max(traversal, first), max(page, p)
+				return nil
+			})
 		})
 	}
 	if b := tx.Bucket(bucketURLsRecent); b != nil {

@@ -49,7 +49,7 @@ func TestRepairKeepsEveryPendingItem(t *testing.T) {
 	// One leaf of versions and one of item records, apart: items whose
 	// version was lost, whose record was lost, and both.
 	path := statePath(dir)
-	versions, items := leavesOf(t, path, string(bucketVersions)), leavesOf(t, path, string(bucketItems))
+	versions, items := leavesOf(t, path, string(bucketVersions)), leavesOf(t, path, firstItemRun)
 	garble(t, path, versions[1], items[len(items)-2])
 	damaged, _ := os.ReadFile(path)
 
@@ -99,7 +99,7 @@ func TestRepairLeavesASoundFileAndWaitsForNoRun(t *testing.T) {
 	if err != nil || s.MovedTo != "" || len(s.Problems) != 0 {
 		t.Fatalf("sound file: %+v, %v", s, err)
 	}
-	leaves := leavesOf(t, statePath(dir), string(bucketItems))
+	leaves := leavesOf(t, statePath(dir), firstItemRun)
 	db := open(t, dir)
 	garble(t, statePath(dir), leaves[0])
 	if _, err := Repair(dir, Options{}); !errors.Is(err, ErrLocked) {

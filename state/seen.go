@@ -63,18 +63,18 @@ type seenMark struct{ traversal, skipped, page uint64 }
 
 // seenSet reads and writes the seen set inside one transaction.
 type seenSet struct {
-	urls, marks, meta *bolt.Bucket
-	// recent is the URL index's recent part (see recent.go).
+	marks, meta *bolt.Bucket
+	// urls is the URL index's runs (see runs.go), recent its recent part
+	// (see recent.go).
+	urls   *runsView
 	recent *recentView
-	// filter holds the keys of the URL index (see keyfilter.go).
-	filter *keyFilter
 }
 
 // seenOf returns the seen set of a transaction. A read transaction that
 // looks URLs up must be one of readSeen.
 func (db *DB) seenOf(tx *bolt.Tx) seenSet {
-	s := seenSet{urls: tx.Bucket(bucketURLs), marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta),
-		recent: db.recentViewOf(tx), filter: db.urlFilter}
+	s := seenSet{marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta), recent: db.recentViewOf(tx)}
+	s.urls = db.urlRunsOf(tx)
 	if tx.Writable() {
 		s.marks.FillPercent = marksFillPercent
 	}
@@ -87,10 +87,7 @@ func (s seenSet) index(key []byte) indexEntry {
 	if e, ok := s.recent.get(key); ok {
 		return e
 	}
-	if !s.filter.mayHold(key) {
-		return indexEntry{}
-	}
-	page, first := decodeIndex(s.urls.Get(key))
+	page, first := decodeIndex(s.urls.get(key))
 	return indexEntry{page: page, first: first}
 }
 
@@ -173,7 +170,7 @@ func (s seenSet) remove(key []byte, page uint64) error {
 			return err
 		}
 	}
-	if err := s.urls.Delete(key); err != nil {
+	if err := s.urls.delete(key); err != nil {
 		return err
 	}
 	return s.marks.Delete(pageKey(page))

@@ -111,7 +111,7 @@ func (db *DB) moveSeenBatch(tx *bolt.Tx, n int) (done bool, err error) {
 			// A new number, in the index with the mark's traversal.
 			err = seen.put(e.key, &e.mark)
 		} else {
-			err = seen.urls.Put(e.key, encodeIndex(e.mark.page, e.mark.traversal))
+			err = tx.Bucket(bucketURLs).Put(e.key, encodeIndex(e.mark.page, e.mark.traversal))
 			if err == nil && e.mark.skipped != 0 {
 				err = seen.marks.Put(pageKey(e.mark.page), encodeMark(e.mark.traversal, e.mark.skipped))
 			}

@@ -19,9 +19,12 @@ import (
 // upgradeFixtures are the states the scenario (see writeUpgradeScenario)
 // left in older formats: format 7 (memos by URL hash, state at commit
 // ada16ae), format 8 (seen marks in the URL hash's value, state at commit
-// 7970828) and format 9 (no recent part of the URL index, state at commit
-// fc26118), each the file testdata/format<N>.db.gz.
-var upgradeFixtures = []int{7, 8, 9}
+// 7970828), format 9 (no recent part of the URL index, state at commit
+// fc26118) and format 10 (no runs: each fold into one tree, state at
+// commit db40dfc, written with both recent parts folding at 2 entries, so
+// that the trees, the runs' bases now, hold most of it), each the file
+// testdata/format<N>.db.gz.
+var upgradeFixtures = []int{7, 8, 9, 10}
 
 // unpackFixture writes testdata/format<format>.db.gz, a state the
 // scenario left in that format, to a new storage folder.
@@ -145,6 +148,18 @@ func testUpgradesOnce(t *testing.T, format int) {
 	if got := db.Origin().UpgradedFrom; got != format {
 		t.Errorf("Origin().UpgradedFrom = %d, want %d", got, format)
 	}
+	if format == 10 {
+		// The trees before the runs are their bases now, still read.
+		err := db.bolt.View(func(tx *bolt.Tx) error {
+			if urls, items := db.count(tx.Bucket(bucketURLs)), db.count(tx.Bucket(bucketItems)); urls < 4 || items < 4 {
+				t.Errorf("the fixture's bases hold %d URLs and %d items, want 4 or more of each", urls, items)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	checkUpgraded(t, db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -230,6 +245,7 @@ func TestUpgradeCutShortGoesOnAtTheNextOpen(t *testing.T) {
 				// The moves as Open makes them; Open loads the recent part
 				// of the URL index they write.
 				db := &DB{recent: newRecentURLs()}
+				db.urlRuns = newRunSet(&db.recent.mu, bucketURLRuns, bucketURLs)
 				if c.marks < 0 {
 					for done := false; !done; {
 						if done, err = db.moveSeenBatch(tx, 2); err != nil {

@@ -46,6 +46,15 @@ func (db *DB) commitInParts(fn func(tx *bolt.Tx) (full, done bool, err error)) e
 	}
 }
 
+// appendCost is what appending an entry of key k and value v to a bucket
+// holds until the transaction commits: bbolt's entry in the node (about
+// 64 bytes and a copy of the key) and its place in the page buffer
+// written (16 bytes of header, the key and the value). Appends in key
+// order land on one node, which bbolt splits only as it commits, so
+// commitFull, which counts nodes, does not see them: a fold and a merge
+// count them with this.
+func appendCost(k, v []byte) int64 { return 80 + 2*int64(len(k)) + int64(len(v)) }
+
 // commitFull reports whether a transaction of commitInParts should end:
 // the pages it changed, which bbolt counts as it decodes them, hold the
 // budget. Writes that land on a page already changed cost nothing more,
