@@ -415,7 +415,20 @@ func printTable(runs []run) {
 			colly = &runs[i]
 		}
 	}
-	if colly != nil && stage != nil {
+	switch {
+	case colly == nil || stage == nil:
+	case colly.res.Pages == 0 || stage.res.Pages == 0:
+		// A crawler killed before its result (an OOM kill under
+		// -cgroup-limit) has no rate to compare.
+		var unfinished []string
+		for _, r := range []*run{colly, stage} {
+			if r.res.Pages == 0 {
+				unfinished = append(unfinished, r.crawler)
+			}
+		}
+		fmt.Printf("databrew-stage / colly at %s: no ratio: %s did not finish (see the warnings above)\n", short(first),
+			strings.Join(unfinished, " and "))
+	default:
 		fmt.Printf("databrew-stage / colly pages/s at %s: %.2fx (crawl), %.2fx (process wall time); peak RSS: %.2fx\n", short(first),
 			rate(stage)/rate(colly), colly.wall.Seconds()/stage.wall.Seconds(), float64(stage.hwm)/float64(max(colly.hwm, 1)))
 	}
