@@ -241,6 +241,10 @@ type runsView struct {
 	container *bolt.Bucket
 	buckets   []*bolt.Bucket
 	opened    []bool
+	// cursors[i] is kept to look keys up in buckets[i], the last one the
+	// base's: a cursor that seeks again reuses its stack, where Get makes
+	// a new cursor and grows its stack for every lookup.
+	cursors []*bolt.Cursor
 }
 
 // view returns the runs as tx sees them. A reader calls it inside
@@ -248,7 +252,7 @@ type runsView struct {
 func (s *runSet) view(tx *bolt.Tx) *runsView {
 	n := len(s.runs)
 	return &runsView{set: s, runs: s.runs, base: tx.Bucket(s.base), container: tx.Bucket(s.container),
-		buckets: make([]*bolt.Bucket, n), opened: make([]bool, n)}
+		buckets: make([]*bolt.Bucket, n), opened: make([]bool, n), cursors: make([]*bolt.Cursor, n+1)}
 }
 
 // bucket returns the bucket of the view's run i, nil when the
@@ -275,17 +279,31 @@ func (v *runsView) locate(key []byte) (val []byte, b *bolt.Bucket, at int) {
 			continue
 		}
 		if b := v.bucket(i); b != nil {
-			if val := b.Get(key); val != nil {
+			if val := v.lookup(i, b, key); val != nil {
 				return val, b, i
 			}
 		}
 	}
 	if v.base != nil && (!v.set.loaded || v.set.baseCount > 0 && v.set.baseFilter.mayHoldAt(locations)) {
-		if val := v.base.Get(key); val != nil {
+		if val := v.lookup(len(v.runs), v.base, key); val != nil {
 			return val, v.base, -1
 		}
 	}
 	return nil, nil, -1
+}
+
+// lookup returns the value of key in b, nil when b does not hold it,
+// seeking the cursor kept at i.
+func (v *runsView) lookup(i int, b *bolt.Bucket, key []byte) []byte {
+	c := v.cursors[i]
+	if c == nil {
+		c = b.Cursor()
+		v.cursors[i] = c
+	}
+	if k, val := c.Seek(key); bytes.Equal(k, key) {
+		return val
+	}
+	return nil
 }
 
 // get returns the value of key, nil when no run holds it.
