@@ -18,8 +18,8 @@ import (
 // 35,000 leaves from disk, slower each time. So each is kept as sorted
 // runs instead: a fold writes its recent part, in key order, into a new
 // bucket of its own (a run), appending to it and reading nothing; once
-// mergeFanIn runs of one size are the newest, they are merged into one,
-// read and written in key order too (see merge.go). A key is in one run
+// mergeFanIn runs are of one size, they are merged into one, read and
+// written in key order too (see merge.go). A key is in one run
 // at a time. The runs are buckets inside the tree's runs bucket, named by
 // a number that grows (a newer run has a higher one); a state written
 // before format 11 keeps its tree where it was, as the base, the oldest
