@@ -128,7 +128,7 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	var m seenMark
 	if rec.page != 0 {
 		m.page = rec.page
-		m.traversal, m.skipped = decodeMark(w.seen.marks.Get(pageKey(m.page)))
+		m.traversal, m.skipped = decodeMark(w.seen.markGet.get(pageKey(m.page)))
 	} else {
 		m, _ = w.seen.get(seenKey(rec.url))
 	}

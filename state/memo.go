@@ -40,7 +40,7 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	out := make([]*crawl.PageMemo, len(urls))
 	err := db.readSeen(func(tx *bolt.Tx) error {
-		memos := pageMemos{seen: db.seenOf(tx), memos: tx.Bucket(bucketMemos)}
+		memos := db.pageMemosOf(tx, tx.Bucket(bucketMemos))
 		for i, url := range urls {
 			v := memos.of(memos.seen.page(seenKey(url)))
 			if v == nil {
@@ -68,13 +68,21 @@ func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 type pageMemos struct {
 	seen  seenSet
 	memos *bolt.Bucket
+	// memoGet looks memos up.
+	memoGet *bucketGetter
 }
 
 // writeMemos returns the memo access of a write transaction.
 func (db *DB) writeMemos(tx *bolt.Tx) pageMemos {
 	memos := tx.Bucket(bucketMemos)
 	memos.FillPercent = memoFillPercent
-	return pageMemos{seen: db.seenOf(tx), memos: memos}
+	return db.pageMemosOf(tx, memos)
+}
+
+// pageMemosOf returns the memo access of tx, whose memo bucket is memos.
+func (db *DB) pageMemosOf(tx *bolt.Tx, memos *bolt.Bucket) pageMemos {
+	return pageMemos{seen: db.seenOf(tx), memos: memos,
+		memoGet: db.getterOf(tx, memos, func(w *writingRecent) **bucketGetter { return &w.memos })}
 }
 
 // of returns the encoded memo of the page with this number, nil when
@@ -83,7 +91,7 @@ func (p pageMemos) of(page uint64) []byte {
 	if page == 0 {
 		return nil
 	}
-	return p.memos.Get(memoKey(page))
+	return p.memoGet.get(memoKey(page))
 }
 
 // putByKey stores the encoded memo of the page whose URL hash is k,

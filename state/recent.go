@@ -134,6 +134,8 @@ type writingRecent struct {
 	urls    *recentView
 	items   *itemRecords
 	urlRuns *runsView
+	// marks and memos look the marks and the memos up.
+	marks, memos *bucketGetter
 }
 
 // writingOf returns the changes to the recent parts of the write
@@ -172,6 +174,19 @@ func (db *DB) urlRunsOf(tx *bolt.Tx) *runsView {
 		w.urlRuns = db.urlRuns.view(tx)
 	}
 	return w.urlRuns
+}
+
+// getterOf returns a bucketGetter of b: one per write transaction, kept
+// where field says; a new one for a read transaction.
+func (db *DB) getterOf(tx *bolt.Tx, b *bolt.Bucket, field func(*writingRecent) **bucketGetter) *bucketGetter {
+	if !tx.Writable() {
+		return &bucketGetter{b: b}
+	}
+	g := field(db.writingOf(tx))
+	if *g == nil {
+		*g = &bucketGetter{b: b}
+	}
+	return *g
 }
 
 // prepareRecent makes the additions of the write transaction about to

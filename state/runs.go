@@ -241,10 +241,9 @@ type runsView struct {
 	container *bolt.Bucket
 	buckets   []*bolt.Bucket
 	opened    []bool
-	// cursors[i] is kept to look keys up in buckets[i], the last one the
-	// base's: a cursor that seeks again reuses its stack, where Get makes
-	// a new cursor and grows its stack for every lookup.
-	cursors []*bolt.Cursor
+	// getters[i] looks keys up in buckets[i], the last one in the base
+	// (see bucketGetter).
+	getters []bucketGetter
 }
 
 // view returns the runs as tx sees them. A reader calls it inside
@@ -252,7 +251,7 @@ type runsView struct {
 func (s *runSet) view(tx *bolt.Tx) *runsView {
 	n := len(s.runs)
 	return &runsView{set: s, runs: s.runs, base: tx.Bucket(s.base), container: tx.Bucket(s.container),
-		buckets: make([]*bolt.Bucket, n), opened: make([]bool, n), cursors: make([]*bolt.Cursor, n+1)}
+		buckets: make([]*bolt.Bucket, n), opened: make([]bool, n), getters: make([]bucketGetter, n+1)}
 }
 
 // bucket returns the bucket of the view's run i, nil when the
@@ -293,17 +292,11 @@ func (v *runsView) locate(key []byte) (val []byte, b *bolt.Bucket, at int) {
 }
 
 // lookup returns the value of key in b, nil when b does not hold it,
-// seeking the cursor kept at i.
+// through the getter kept at i.
 func (v *runsView) lookup(i int, b *bolt.Bucket, key []byte) []byte {
-	c := v.cursors[i]
-	if c == nil {
-		c = b.Cursor()
-		v.cursors[i] = c
-	}
-	if k, val := c.Seek(key); bytes.Equal(k, key) {
-		return val
-	}
-	return nil
+	g := &v.getters[i]
+	g.b = b
+	return g.get(key)
 }
 
 // get returns the value of key, nil when no run holds it.
@@ -444,4 +437,23 @@ func treeOf(bucket string) string {
 // run a fold fills or a merge writes.
 func isRunKey(k []byte) bool {
 	return bytes.HasPrefix(k, bucketURLRuns) || bytes.HasPrefix(k, bucketItemRuns)
+}
+
+// bucketGetter looks keys up in one bucket through a cursor it keeps: a
+// cursor that seeks again reuses its stack, where bbolt's Get makes a new
+// cursor and grows its stack for every lookup.
+type bucketGetter struct {
+	b *bolt.Bucket
+	c *bolt.Cursor
+}
+
+// get returns the value of key, nil when the bucket does not hold it.
+func (g *bucketGetter) get(key []byte) []byte {
+	if g.c == nil {
+		g.c = g.b.Cursor()
+	}
+	if k, v := g.c.Seek(key); bytes.Equal(k, key) {
+		return v
+	}
+	return nil
 }

@@ -68,6 +68,8 @@ type seenSet struct {
 	// (see recent.go).
 	urls   *runsView
 	recent *recentView
+	// markGet looks marks up.
+	markGet *bucketGetter
 }
 
 // seenOf returns the seen set of a transaction. A read transaction that
@@ -75,6 +77,7 @@ type seenSet struct {
 func (db *DB) seenOf(tx *bolt.Tx) seenSet {
 	s := seenSet{marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta), recent: db.recentViewOf(tx)}
 	s.urls = db.urlRunsOf(tx)
+	s.markGet = db.getterOf(tx, s.marks, func(w *writingRecent) **bucketGetter { return &w.marks })
 	if tx.Writable() {
 		s.marks.FillPercent = marksFillPercent
 	}
@@ -110,7 +113,7 @@ func (s seenSet) get(key []byte) (m seenMark, ok bool) {
 // markOf returns the traversals of the page's mark: its entry in the marks
 // bucket, or the first traversal the index holds when it has none.
 func (s seenSet) markOf(page, first uint64) (traversal, skipped uint64) {
-	if v := s.marks.Get(pageKey(page)); v != nil {
+	if v := s.markGet.get(pageKey(page)); v != nil {
 		return decodeMark(v)
 	}
 	return first, 0
