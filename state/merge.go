@@ -3,7 +3,6 @@ package state
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -159,12 +158,11 @@ func (db *DB) merge(s *runSet, srcs []run) error {
 // transaction hold, and returns the last one copied; done says it was the
 // last of all.
 func (db *DB) mergePart(tx *bolt.Tx, s *runSet, srcs []run, target *run, after []byte) (last []byte, done bool, err error) {
-	container := tx.Bucket(s.container)
-	out := container.Bucket(target.name)
-	if out == nil {
-		return nil, false, fmt.Errorf("run %s of %s is missing", target.name, s.container)
+	out, err := s.appendTo(tx, target.name)
+	if err != nil {
+		return nil, false, err
 	}
-	out.FillPercent = 1.0 // appended in key order
+	container := tx.Bucket(s.container)
 	cursors := make([]*bolt.Cursor, 0, len(srcs))
 	for i := len(srcs) - 1; i >= 0; i-- {
 		if b := container.Bucket(srcs[i].name); b != nil {

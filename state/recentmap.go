@@ -2,7 +2,6 @@ package state
 
 import (
 	"encoding/binary"
-	"fmt"
 	"slices"
 	"sync"
 
@@ -177,17 +176,9 @@ func (db *DB) foldInParts(s *runSet, unit, n int, write func(tx *bolt.Tx, out *b
 	if err != nil {
 		return err
 	}
-	runOf := func(tx *bolt.Tx) (*bolt.Bucket, error) {
-		out := tx.Bucket(s.container).Bucket(target.name)
-		if out == nil {
-			return nil, fmt.Errorf("run %s of %s is missing", target.name, s.container)
-		}
-		out.FillPercent = 1.0 // appended in key order
-		return out, nil
-	}
 	i := 0
 	err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-		out, err := runOf(tx)
+		out, err := s.appendTo(tx, target.name)
 		if err != nil {
 			return false, false, err
 		}
@@ -217,7 +208,7 @@ func (db *DB) foldInParts(s *runSet, unit, n int, write func(tx *bolt.Tx, out *b
 	})
 	if err == nil && !emptied {
 		err = db.commitInParts(func(tx *bolt.Tx) (full, done bool, err error) {
-			out, err := runOf(tx)
+			out, err := s.appendTo(tx, target.name)
 			if err != nil {
 				return false, false, err
 			}

@@ -206,6 +206,17 @@ func (db *DB) foldTarget(s *runSet, unit int) (run, error) {
 	return r, nil
 }
 
+// appendTo returns the bucket of the run named name in tx, to append to in
+// key order: the bucket a fold or a merge writes.
+func (s *runSet) appendTo(tx *bolt.Tx, name []byte) (*bolt.Bucket, error) {
+	out := tx.Bucket(s.container).Bucket(name)
+	if out == nil {
+		return nil, fmt.Errorf("run %s of %s is missing", name, s.container)
+	}
+	out.FillPercent = 1.0 // appended in key order
+	return out, nil
+}
+
 // seal unmarks the run a fold filled, in the transaction that ends the
 // fold, and records how many keys it holds, which it returns.
 func (s *runSet) seal(tx *bolt.Tx) (int, error) {
