@@ -2,8 +2,10 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -96,20 +98,21 @@ type batchCursor struct {
 	// entry's seen key (see insertionOrder).
 	order []int
 	keys  [][]byte
-	// skipOrder and skipKeys are the same for the skipped pages.
-	skipOrder []int
-	skipKeys  [][]byte
+	// marks are the seen marks the skipped pages get, by page number,
+	// once the first transaction that reaches them has read them (see
+	// planSkips); skipsPlanned says it has.
+	marks        []skipMark
+	skipsPlanned bool
 
 	enqueued, skipped, finished, retried int
 }
 
 func (c *batchCursor) done() bool {
-	return c.enqueued == len(c.Enqueue) && c.skipped == len(c.Skipped) && c.finished == len(c.Done) && c.retried == len(c.Retry)
+	return c.enqueued == len(c.Enqueue) && (len(c.Skipped) == 0 || c.skipsPlanned && c.skipped == len(c.marks)) && c.finished == len(c.Done) && c.retried == len(c.Retry)
 }
 
-// insertionOrder sorts the new URLs, and the skipped pages, by their seen
-// key. bbolt keeps a node's entries in a sorted slice until the
-// transaction commits, so inserting keys in random order costs a copy of
+// insertionOrder sorts the new URLs by their seen key. bbolt keeps a
+// node's entries in a sorted slice until the transaction commits, so inserting keys in random order costs a copy of
 // the slice's tail per key: quadratic in the keys a transaction inserts,
 // which a listing page of 100,000 links turned into minutes. In key order
 // every insert lands at the end of what the transaction added.
@@ -121,15 +124,49 @@ func (c *batchCursor) insertionOrder() {
 		c.order[i] = i
 	}
 	slices.SortStableFunc(c.order, func(a, b int) int { return bytes.Compare(c.keys[a], c.keys[b]) })
-	c.skipKeys = make([][]byte, len(c.Skipped))
-	c.skipOrder = make([]int, len(c.Skipped))
+}
+
+// skipMark is the mark a skipped page gets: the page, by its index in
+// Batch.Skipped, and its seen key.
+type skipMark struct {
+	skip int
+	key  []byte
+	mark seenMark
+}
+
+// planSkips reads the marks of the skipped pages, in seen key order as the
+// URL index is, drops those the traversal already marked (and a page
+// skipped twice), and lists the marks to write by page number, which keys
+// them: the first rerun that skips a page inserts its mark, and inserted
+// in seen key order, that is in random page order, the marks would cost
+// a copy of a node's tail each (see insertionOrder). A page the set does
+// not hold yet (0) gets the next number when marked, so it goes last.
+func (c *batchCursor) planSkips(seen seenSet, traversal uint64) {
+	keys := make([][]byte, len(c.Skipped))
+	order := make([]int, len(c.Skipped))
 	for i, sk := range c.Skipped {
-		c.skipKeys[i] = seenKey(sk.URL)
-		c.skipOrder[i] = i
+		keys[i], order[i] = seenKey(sk.URL), i
 	}
-	// Marked in key order, a batch's skipped pages land on neighbouring
-	// pages of the seen set, so a transaction holds fewer of them.
-	slices.SortStableFunc(c.skipOrder, func(a, b int) int { return bytes.Compare(c.skipKeys[a], c.skipKeys[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
+	for n, i := range order {
+		if n > 0 && bytes.Equal(keys[i], keys[order[n-1]]) {
+			continue
+		}
+		m, _ := seen.get(keys[i])
+		if m.traversal == traversal {
+			continue
+		}
+		m.traversal, m.skipped = traversal, traversal
+		c.marks = append(c.marks, skipMark{skip: i, key: keys[i], mark: m})
+	}
+	pageOf := func(s skipMark) uint64 {
+		if s.mark.page == 0 {
+			return math.MaxUint64
+		}
+		return s.mark.page
+	}
+	slices.SortStableFunc(c.marks, func(a, b skipMark) int { return cmp.Compare(pageOf(a), pageOf(b)) })
+	c.skipsPlanned = true
 }
 
 // commitPart applies the batch from the cursor on, advancing it, until the
@@ -166,17 +203,16 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		}
 	}
 	items := db.newItemWriter(tx, db.traversal)
-	for c.skipped < len(c.Skipped) && !full {
-		i := c.skipOrder[c.skipped]
-		sk, key := &c.Skipped[i], c.skipKeys[i]
+	if !c.skipsPlanned && len(c.Skipped) > 0 && !full {
+		c.planSkips(seen, db.traversal)
+	}
+	for c.skipped < len(c.marks) && !full {
+		s := &c.marks[c.skipped]
 		c.skipped++
-		if seen.has(key, db.traversal) {
-			continue
-		}
-		if err := seen.markSkipped(key, db.traversal); err != nil {
+		if err := seen.put(s.key, &s.mark); err != nil {
 			return full, err
 		}
-		counts.Skipped += len(sk.Items)
+		counts.Skipped += len(c.Skipped[s.skip].Items)
 		full = db.commitFull(tx)
 	}
 	for c.finished < len(c.Done) && !full {

@@ -157,14 +157,6 @@ func (s seenSet) mark(key []byte, traversal uint64) error {
 	return s.put(key, &m)
 }
 
-// markSkipped records that the traversal skipped the page at the URL with
-// this key.
-func (s seenSet) markSkipped(key []byte, traversal uint64) error {
-	m, _ := s.get(key)
-	m.traversal, m.skipped = traversal, traversal
-	return s.put(key, &m)
-}
-
 // remove drops the URL with this key, whose page number is page, from the
 // set.
 func (s seenSet) remove(key []byte, page uint64) error {
