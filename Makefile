@@ -110,6 +110,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzStrip$$' -fuzztime=$(FUZZTIME) ./urlparams
 	$(GO) test -run='^$$' -fuzz='^FuzzItem$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzValue$$' -fuzztime=$(FUZZTIME) ./extract/jsliteral
+	$(GO) test -run='^$$' -fuzz='^FuzzParse$$' -fuzztime=$(FUZZTIME) ./extract/htmltree
 	$(GO) test -run='^$$' -fuzz='^FuzzNormalize$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzParseNumber$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzReadNumber$$' -fuzztime=$(FUZZTIME) ./extract

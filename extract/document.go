@@ -9,14 +9,23 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/andybalholm/cascadia"
 	"golang.org/x/net/html"
+
+	"github.com/databrew/databrew-stage/extract/htmltree"
 )
 
 // baseSel finds the document's <base href>.
 var baseSel = cascadia.MustCompile("base[href]")
 
 // Parse parses an HTML page once; the document can then be given to both
-// Listing and Item.
+// Listing and Item. A page of plain markup is built by htmltree, faster,
+// into the tree html.Parse would build; any other by html.Parse. The
+// strings of the tree may share one copy of the page: what outlives the
+// page is copied out of them (the values a field or link builds are new
+// strings).
 func (x *Extractor) Parse(body []byte) (*goquery.Document, error) {
+	if root, ok := htmltree.Parse(body); ok {
+		return goquery.NewDocumentFromNode(root), nil
+	}
 	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("extract: parse html: %w", err)
