@@ -403,34 +403,14 @@ func printTable(runs []run) {
 	if len(runs) == 0 {
 		return
 	}
-	first := runs[0].items
-	var colly, stage *run
-	for i := range runs {
-		if runs[i].items != first {
-			continue
-		}
-		if runs[i].crawler == "databrew-stage" {
-			stage = &runs[i]
-		} else {
-			colly = &runs[i]
+	var sizes []int
+	for _, r := range runs {
+		if !slices.Contains(sizes, r.items) {
+			sizes = append(sizes, r.items)
 		}
 	}
-	switch {
-	case colly == nil || stage == nil:
-	case colly.res.Pages == 0 || stage.res.Pages == 0:
-		// A crawler killed before its result (an OOM kill under
-		// -cgroup-limit) has no rate to compare.
-		var unfinished []string
-		for _, r := range []*run{colly, stage} {
-			if r.res.Pages == 0 {
-				unfinished = append(unfinished, r.crawler)
-			}
-		}
-		fmt.Printf("databrew-stage / colly at %s: no ratio: %s did not finish (see the warnings above)\n", short(first),
-			strings.Join(unfinished, " and "))
-	default:
-		fmt.Printf("databrew-stage / colly pages/s at %s: %.2fx (crawl), %.2fx (process wall time); peak RSS: %.2fx\n", short(first),
-			rate(stage)/rate(colly), colly.wall.Seconds()/stage.wall.Seconds(), float64(stage.hwm)/float64(max(colly.hwm, 1)))
+	for _, size := range sizes {
+		printRatio(runs, size)
 	}
 	var peaks []string
 	for _, r := range runs {
@@ -450,6 +430,39 @@ allocs and KB alloc per page: counted around the crawl (for databrew-stage aroun
 its export included). cgroup peak: the peak usage of the crawler's memory cgroup (-cgroup-limit),
 page cache charged to it included; OOM kill: whether the OOM killer killed it (a run killed
 before its result has zeros in the crawler's columns).`)
+}
+
+// printRatio prints databrew-stage's rate against Colly's at one catalog
+// size, the runs shown in the table.
+func printRatio(runs []run, size int) {
+	var colly, stage *run
+	for i := range runs {
+		if runs[i].items != size {
+			continue
+		}
+		if runs[i].crawler == "databrew-stage" {
+			stage = &runs[i]
+		} else {
+			colly = &runs[i]
+		}
+	}
+	switch {
+	case colly == nil || stage == nil:
+	case colly.res.Pages == 0 || stage.res.Pages == 0:
+		// A crawler killed before its result (an OOM kill under
+		// -cgroup-limit) has no rate to compare.
+		var unfinished []string
+		for _, r := range []*run{colly, stage} {
+			if r.res.Pages == 0 {
+				unfinished = append(unfinished, r.crawler)
+			}
+		}
+		fmt.Printf("databrew-stage / colly at %s: no ratio: %s did not finish (see the warnings above)\n", short(size),
+			strings.Join(unfinished, " and "))
+	default:
+		fmt.Printf("databrew-stage / colly pages/s at %s: %.2fx (crawl), %.2fx (process wall time); peak RSS: %.2fx\n", short(size),
+			rate(stage)/rate(colly), colly.wall.Seconds()/stage.wall.Seconds(), float64(stage.hwm)/float64(max(colly.hwm, 1)))
+	}
 }
 
 func rate(r *run) float64 {
