@@ -130,7 +130,7 @@ const plainOldStyle = `<!DOCTYPE html>
 <!-- a
 multi-line comment -->
 <DIV ID=main data-x='1' data-y=a/b/ hidden>text</DIV>
-<a href="/p?a=1&amp;b=2&#38;c=&#x26;" title="&quot;q&quot; &lt;x&gt;" / rel=x>link</a>
+<a href="/p?a=1&amp;b=2&#38;c=&#x26;" title="&quot;q&quot; &lt;x&gt; &Eacute;lise &#233;" / rel=x>link</a>
 <P>1 < 2 and 3 > 2 &copy; &amp</P>
 <img src=x alt="" ALT="y"><br/>
 </BODY>
@@ -176,6 +176,8 @@ func TestParseLeavesRepairsToHTMLParse(t *testing.T) {
 		"<!DOCTYPE html><html><head><title>x</title>", // a head that does not end
 		"<!DOCTYPE html><html><head><div></div></head><body></body></html>",
 		head + "x\x00y",
+		head + `<a title="&notit;">x</a>`, // "¬it;" in text, as it is in an attribute
+		head + `<a title="&amp">x</a>`,
 	} {
 		if check(t, doc) {
 			t.Errorf("Parse accepted %q, which html.Parse repairs", doc)

@@ -266,11 +266,11 @@ func (b *builder) attrKey(s string) string {
 }
 
 // attributeValue returns an attribute's value with its character
-// references replaced. The tokenizer leaves a named reference without
-// its ';' alone in an attribute when a letter, digit or '=' follows; the
-// plain references below end with ';' and are read the same in text and
-// attributes, so html.UnescapeString reads them as the tokenizer does.
-// Any other reference is left to the tokenizer.
+// references replaced. The tokenizer reads a reference in an attribute as
+// in text when the reference ends with ';' and names a character whole
+// (or is numeric): in text, but not in an attribute, it also reads a
+// named reference that only starts with a character's name ("&notit;"
+// as "¬it;"). Values with any other reference are left to the tokenizer.
 func attributeValue(v string) (string, bool) {
 	if strings.IndexByte(v, '\r') >= 0 {
 		v = convertNewlines(v)
@@ -280,7 +280,7 @@ func attributeValue(v string) (string, bool) {
 		return v, true
 	}
 	for rest := v[amp:]; rest != ""; {
-		n := plainReference(rest)
+		n := wholeReference(rest)
 		if n == 0 {
 			return "", false
 		}
@@ -293,27 +293,30 @@ func attributeValue(v string) (string, bool) {
 	return html.UnescapeString(v), true
 }
 
-// plainReference returns the length of the character reference s starts
-// with when it is &amp;, &lt;, &gt;, &quot;, &apos; or a numeric one with
-// its ';', else 0.
-func plainReference(s string) int {
-	for _, named := range []string{"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"} {
-		if strings.HasPrefix(s, named) {
-			return len(named)
+// wholeReference returns the length of the character reference s starts
+// with when it ends with ';' and is numeric or names a character whole,
+// else 0.
+func wholeReference(s string) int {
+	i := 1
+	numeric := strings.HasPrefix(s, "&#")
+	hex := false
+	if numeric {
+		i = 2
+		if i < len(s) && (s[i] == 'x' || s[i] == 'X') {
+			i, hex = 3, true
 		}
 	}
-	if !strings.HasPrefix(s, "&#") {
-		return 0
-	}
-	i, hex := 2, false
-	if i < len(s) && (s[i] == 'x' || s[i] == 'X') {
-		i, hex = 3, true
-	}
-	digits := i
-	for i < len(s) && (isDigit(s[i]) || hex && isHexLetter(s[i])) {
+	start := i
+	for i < len(s) && (isDigit(s[i]) || (hex || !numeric) && isHexLetter(s[i]) || !numeric && isLetter(s[i])) {
 		i++
 	}
-	if i == digits || i >= len(s) || s[i] != ';' {
+	if i == start || i >= len(s) || s[i] != ';' {
+		return 0
+	}
+	ref := s[:i+1]
+	// A name read whole leaves no ';' behind; a prefix of a name, or none,
+	// leaves it (and so does &semi;, left to the tokenizer).
+	if !numeric && strings.HasSuffix(html.UnescapeString(ref), ";") {
 		return 0
 	}
 	return i + 1
