@@ -137,12 +137,33 @@ multi-line comment -->
 </HTML>
 `
 
+// manyAttributes is a page whose tags' attributes fill several of the
+// blocks they are kept in, some tags across two blocks.
+func manyAttributes() string {
+	var sb strings.Builder
+	sb.WriteString("<!DOCTYPE html><html><head></head><body>")
+	for i := range 60 {
+		sb.WriteString("<span")
+		for j := range i % 7 {
+			fmt.Fprintf(&sb, ` a%d="%d"`, j, i)
+		}
+		sb.WriteString(">x</span><b z=1 a=2 m=3></b>")
+	}
+	sb.WriteString(`<div` + strings.Repeat(` data-x="1"`, 3) + strings.Repeat(` k=v`, 2))
+	for j := range 150 {
+		fmt.Fprintf(&sb, ` b%d=%d`, j, j)
+	}
+	sb.WriteString("></div></body></html>")
+	return sb.String()
+}
+
 // TestParseTakesPlainPages: the pages the stage reads most are in the
 // subset, so they take the short way, and the trees agree.
 func TestParseTakesPlainPages(t *testing.T) {
 	for _, doc := range []string{plain, strings.ReplaceAll(plain, "\n", "\r\n"), strings.TrimSuffix(plain, "</body>\n</html>\n"),
 		plainOldStyle, strings.ReplaceAll(plainOldStyle, "\n", "\r\n"),
-		"<!DOCTYPE html><html><head></head><body></body></html>", "<!doctype HTML><html><head></head><body>x"} {
+		"<!DOCTYPE html><html><head></head><body></body></html>", "<!doctype HTML><html><head></head><body>x",
+		manyAttributes()} {
 		if !check(t, doc) {
 			t.Errorf("Parse rejected a plain page:\n%s", doc)
 		}

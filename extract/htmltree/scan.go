@@ -127,7 +127,7 @@ func (b *builder) readStartTag() bool {
 		}
 		keyName := b.attrKey(key)
 		if !b.hasAttr(attrStart, keyName) { // the tokenizer keeps the first of a key
-			b.attrs = append(b.attrs, html.Attribute{Key: keyName, Val: val})
+			attrStart = b.addAttr(attrStart, html.Attribute{Key: keyName, Val: val})
 		}
 	}
 	if n := len(b.attrs) - attrStart; n > 0 {
@@ -138,6 +138,22 @@ func (b *builder) readStartTag() bool {
 		return false
 	}
 	return b.startTag(t)
+}
+
+// attrBlock is how many attributes one allocation holds.
+const attrBlock = 64
+
+// addAttr appends an attribute to those of the tag being read, which
+// start at b.attrs[from], and returns where they start: a tag's
+// attributes are kept side by side, in a new block when the last is full.
+func (b *builder) addAttr(from int, at html.Attribute) int {
+	if len(b.attrs) == cap(b.attrs) {
+		tag := b.attrs[from:]
+		block := make([]html.Attribute, 0, max(attrBlock, 2*len(tag)))
+		b.attrs, from = append(block, tag...), 0
+	}
+	b.attrs = append(b.attrs, at)
+	return from
 }
 
 // hasAttr reports whether the tag being read, whose attributes start at
