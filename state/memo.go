@@ -209,8 +209,11 @@ func decodeMemo(v []byte) (storedMemo, error) {
 	r := memoReader{b: v[1:]}
 	m.url, m.Tag, m.ETag, m.LastModified = r.string(), r.string(), r.string(), r.string()
 	links := r.count()
+	if links > 0 {
+		m.Links = make([]crawl.Entry, 0, links)
+	}
 	for i := uint64(0); i < links && r.err == nil; i++ {
-		e, err := decodeEntry([]byte(r.string()))
+		e, err := decodeEntry(r.bytes())
 		if err != nil && r.err == nil {
 			r.err = err
 		}
@@ -218,6 +221,9 @@ func decodeMemo(v []byte) (storedMemo, error) {
 		m.Links = append(m.Links, e)
 	}
 	items := r.count()
+	if items > 0 {
+		m.Items = make([]crawl.ItemRef, 0, items)
+	}
 	for i := uint64(0); i < items && r.err == nil; i++ {
 		m.Items = append(m.Items, crawl.ItemRef{Key: r.string(), URL: r.string(), Hash: r.string()})
 	}

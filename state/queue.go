@@ -148,6 +148,7 @@ func (c *batchCursor) planSkips(seen seenSet, traversal uint64) {
 		keys[i], order[i] = seenKey(sk.URL), i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return bytes.Compare(keys[a], keys[b]) })
+	c.marks = make([]skipMark, 0, len(c.Skipped))
 	for n, i := range order {
 		if n > 0 && bytes.Equal(keys[i], keys[order[n-1]]) {
 			continue
