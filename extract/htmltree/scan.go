@@ -59,14 +59,9 @@ func (b *builder) scan() bool {
 // readStartTag reads the start tag at b.pos and applies it.
 func (b *builder) readStartTag() bool {
 	src := b.src
-	i := b.pos + 1
-	end := i
-	for end < len(src) && !isTagNameEnd(src[end]) {
-		end++
-	}
 	t := html.Token{Type: html.StartTagToken}
-	t.DataAtom, t.Data = b.name(src[i:end])
-	i = end
+	var i int
+	t.DataAtom, t.Data, i = b.tagName(b.pos + 1)
 	attrStart := len(b.attrs)
 	for {
 		for i < len(src) && (isSpace(src[i]) || src[i] == '/') {
@@ -171,14 +166,9 @@ func (b *builder) hasAttr(from int, key string) bool {
 // anything but whitespace after its name is left to the tokenizer.
 func (b *builder) readEndTag() bool {
 	src := b.src
-	i := b.pos + 2
-	end := i
-	for end < len(src) && !isTagNameEnd(src[end]) {
-		end++
-	}
 	t := html.Token{Type: html.EndTagToken}
-	t.DataAtom, t.Data = b.name(src[i:end])
-	i = end
+	var i int
+	t.DataAtom, t.Data, i = b.tagName(b.pos + 2)
 	for i < len(src) && isSpace(src[i]) {
 		i++
 	}
@@ -261,6 +251,17 @@ func (b *builder) textElement() bool {
 	}
 	b.pos = i
 	return b.readEndTag()
+}
+
+// tagName reads the tag name that starts at i: its atom, its name and
+// where it ends (whitespace, '/' or '>').
+func (b *builder) tagName(i int) (a.Atom, string, int) {
+	end := i
+	for end < len(b.src) && !isTagNameEnd(b.src[end]) {
+		end++
+	}
+	atom, name := b.name(b.src[i:end])
+	return atom, name, end
 }
 
 // name returns a tag's atom and name, lower-cased as the tokenizer does.
