@@ -112,10 +112,11 @@ func (c *batchCursor) done() bool {
 }
 
 // insertionOrder sorts the new URLs by their seen key. bbolt keeps a
-// node's entries in a sorted slice until the transaction commits, so inserting keys in random order costs a copy of
-// the slice's tail per key: quadratic in the keys a transaction inserts,
-// which a listing page of 100,000 links turned into minutes. In key order
-// every insert lands at the end of what the transaction added.
+// node's entries in a sorted slice until the transaction commits, so
+// inserting keys in random order costs a copy of the slice's tail per
+// key: quadratic in the keys a transaction inserts, which a listing page
+// of 100,000 links turned into minutes. In key order every insert lands
+// at the end of what the transaction added.
 func (c *batchCursor) insertionOrder() {
 	c.keys = make([][]byte, len(c.Enqueue))
 	c.order = make([]int, len(c.Enqueue))

@@ -102,9 +102,9 @@ func (b *builder) end() bool {
 	switch b.mode {
 	case inBody, afterBody, afterAfterBody:
 		return true
-	case text:
-		return b.textReturn == inBody
 	}
+	// In text mode too: the scanner gives up on a text element without
+	// its end tag.
 	return false
 }
 
@@ -142,7 +142,7 @@ func (b *builder) text(raw string, rawText bool) bool {
 	case a.Pre, a.Listing, a.Textarea:
 		// The newline right after <pre>, <listing> and <textarea> is not
 		// part of their text.
-		if top.FirstChild == nil && top.Namespace == "" {
+		if top.FirstChild == nil {
 			s = strings.TrimPrefix(s, "\n")
 		}
 	}

@@ -202,7 +202,7 @@ func (b *builder) endTag(t html.Token) bool {
 		}
 		b.pop()
 		return true
-	case t.DataAtom != top.DataAtom || t.DataAtom == 0 && t.Data != top.Data || top.Namespace != "":
+	case t.DataAtom != top.DataAtom || t.DataAtom == 0 && t.Data != top.Data:
 		return false
 	}
 	switch t.DataAtom {
