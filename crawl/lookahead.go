@@ -185,10 +185,12 @@ func (l *lookahead) ask(e Entry, a *ahead) bool {
 	return true
 }
 
-// take hands a worker the answer made ahead for q's page in the phase ctx,
-// on the memo m the worker read: nil when there is none (the worker asks
-// itself). It waits for a request still in flight.
-func (l *lookahead) take(ctx context.Context, q Queued, m *PageMemo) *ahead {
+// take hands a worker the answer made ahead for q's page in the phase
+// ctx: nil when there is none (the worker asks itself). It waits for a
+// request still in flight. The answer's memo is the store's memo of the
+// page: the lookahead requests only pages no worker came to (take marks
+// them tried), and only a worker's visit of a page changes its memo.
+func (l *lookahead) take(ctx context.Context, q Queued) *ahead {
 	if q.Kind != KindListing {
 		return nil // only listing pages are requested ahead
 	}
@@ -210,8 +212,8 @@ func (l *lookahead) take(ctx context.Context, q Queued, m *PageMemo) *ahead {
 	case <-ctx.Done():
 		return nil // close counts it
 	}
-	if !a.made || a.ctx != ctx || a.memo == nil || m == nil || a.memo.ETag != m.ETag || a.memo.LastModified != m.LastModified {
-		return nil // not asked, asked in another phase or on another memo: close counts it
+	if !a.made || a.ctx != ctx || a.memo == nil {
+		return nil // not asked, or asked in another phase: close counts it
 	}
 	l.mu.Lock()
 	delete(l.live, a)

@@ -123,23 +123,34 @@ func (r *run) visit(ctx context.Context, q Queued, retries int, lookAhead bool) 
 			return c
 		}
 	}
-	memo, hadMemo := r.memo(q)
-	if q.Kind == KindListing && e.s.ListingRequest.post() {
-		// A POST is never conditional: no memo answers for it.
-		memo, c.replayless = nil, true
-	}
 	if _, err := e.request(q, nil); err != nil {
 		c.class, c.gap, c.reason = verdict.ClassNeutral, true, fmt.Sprintf("listing request: %v", err)
 		return c
 	}
-	if lookAhead && q.Kind == KindListing && memo.Conditional() {
-		r.ahead.follow(ctx, memo)
+	// A listing page requested ahead comes with the memo its request was
+	// made on, which is the store's: no worker came to the page before
+	// (see lookahead.take). Otherwise the worker reads it, and follows
+	// the chain from it.
+	var memo *PageMemo
+	hadMemo := false
+	pre := r.ahead.take(ctx, q)
+	switch {
+	case pre != nil:
+		memo, hadMemo = pre.memo, true
+	case q.Kind == KindListing && e.s.ListingRequest.post():
+		// A POST is never conditional: no memo answers for it.
+		_, hadMemo = r.memo(q)
+		c.replayless = true
+	default:
+		memo, hadMemo = r.memo(q)
+		if lookAhead && q.Kind == KindListing && memo.Conditional() {
+			r.ahead.follow(ctx, memo)
+		}
 	}
 	refreshed := false
 	for attempt := 0; ; attempt++ {
-		var pre *ahead
-		if attempt == 0 {
-			pre = r.ahead.take(ctx, q, memo)
+		if attempt > 0 {
+			pre = nil
 		}
 		var x exchange
 		switch {
