@@ -1,42 +1,38 @@
 // Command rerunbench measures what a rerun costs: it serves the bundled
-// catalog on loopback from a child process and runs the stage on it (through stage.Run, the
-// benchmark's config, tombstones on) four times per mode — a first run; a
-// rerun on the unchanged site; a rerun after one catalog step (about 1%
-// removed, 2% repriced on the cards, 1% restocked on the item pages only,
-// 1% added); and a rerun max_after later on a clock it moves (no
-// sleeping), when every item page is due. The modes are "conditional"
-// (no [revisit]: every page is requested, conditionally) and "revisit"
-// ([revisit] card, min_after 1d, max_after 14d). It prints a table (with each run's CPU
-// seconds beside its wall time: steadier on a shared machine) and
-// checks the goals: every unchanged rerun (-reruns of them, each in the
-// table) with at most 5% of the first run's bytes and no row, and under
-// [revisit] at least 10x faster; after a step,
-// under [revisit] at most the listing pages plus 1.2x the new and repriced
-// items requested; every new, removed and repriced item exported in that
-// run, and the restocked ones by then (conditional) or by the run
-// max_after later ([revisit]). It exits 1 when a goal is missed.
+// catalog on loopback from a child process and runs the stage on it
+// (through stage.Run, each run in a new process, with the benchmark's
+// config and tombstones on) four times per mode: a first run; a rerun on
+// the unchanged site; a rerun after one catalog step (about 1% removed,
+// 2% repriced on the cards, 1% restocked on the item pages only, 1%
+// added); and a rerun max_after later on a clock it moves (no sleeping),
+// when every item page is due. The modes are "conditional" (no [revisit]:
+// every page is requested, conditionally) and "revisit" ([revisit] card,
+// min_after 1d, max_after 14d).
+//
+// It prints a table: each run's wall and CPU seconds (the CPU time is
+// steadier on a shared machine), the page faults it took, and its
+// process's wall time, start and exit included. It checks the goals:
+// every unchanged rerun (-reruns of them, each in the table) with at most
+// 5% of the first run's bytes and no row, and under [revisit] at least
+// 10x faster; after a step, under [revisit] at most the listing pages
+// plus 1.2x the new and repriced items requested; every new, removed and
+// repriced item exported in that run, and the restocked ones by then
+// (conditional) or by the run max_after later ([revisit]). It exits 1
+// when a goal is missed.
 package main
 
 import (
-	"github.com/databrew/databrew-stage/bench/pressure"
-
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
-	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/databrew/databrew-stage/bench/benchconfig"
+	"github.com/databrew/databrew-stage/bench/pressure"
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/internal/catalogsite"
-	"github.com/databrew/databrew-stage/internal/gctune"
-	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
 )
 
@@ -70,7 +66,8 @@ type row struct {
 	items            int
 	mode, run        string
 	seconds          float64
-	cpu              float64
+	cpu, process     float64
+	faults           int64
 	requests, notMod int
 	skipped, rows    int
 	bytes            int64
@@ -78,6 +75,13 @@ type row struct {
 }
 
 func main() {
+	if req := os.Getenv(runEnv); req != "" {
+		if err := runChild(req); err != nil {
+			fmt.Fprintln(os.Stderr, "rerunbench run:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if n, err := strconv.Atoi(os.Getenv(siteEnv)); err == nil {
 		if err := serveSite(n); err != nil {
 			fmt.Fprintln(os.Stderr, "rerunbench site:", err)
@@ -85,7 +89,6 @@ func main() {
 		}
 		return
 	}
-	gctune.Apply()
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the first unchanged rerun under [revisit] to this file")
@@ -120,14 +123,14 @@ func main() {
 		}
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "items\tmode\trun\tseconds\tvs first\tCPU s\trequests\tnot modified\tskipped\tbody MiB\tvs first\trows\t")
+	fmt.Fprintln(w, "items\tmode\trun\tseconds\tvs first\tCPU s\tpage faults\tprocess s\trequests\tnot modified\tskipped\tbody MiB\tvs first\trows\t")
 	var first row
 	for _, r := range rows {
 		if r.run == "first" {
 			first = r
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%.2f\t%.1fx\t%.2f\t%d\t%d\t%d\t%.1f\t%.1f%%\t%d\t\n", r.items, r.mode, r.run, r.seconds,
-			first.seconds/max(r.seconds, 1e-6), r.cpu, r.requests, r.notMod, r.skipped, float64(r.bytes)/(1<<20),
+		fmt.Fprintf(w, "%d\t%s\t%s\t%.3f\t%.1fx\t%.3f\t%d\t%.3f\t%d\t%d\t%d\t%.1f\t%.1f%%\t%d\t\n", r.items, r.mode, r.run, r.seconds,
+			first.seconds/max(r.seconds, 1e-6), r.cpu, r.faults, r.process, r.requests, r.notMod, r.skipped, float64(r.bytes)/(1<<20),
 			100*float64(r.bytes)/float64(max(first.bytes, 1)), r.rows)
 	}
 	_ = w.Flush()
@@ -153,44 +156,31 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	if mode == "revisit" {
 		extra += revisitTOML
 	}
-	cfg, err := benchconfig.Parse(catalogsite.StartURL(site.URL), dir, concurrency, extra)
-	if err != nil {
-		return nil, false, err
-	}
 	var rows []row
 	run := func(name string, off time.Duration) (row, error) {
 		var ok bool
 		if err := site.ask("reset", &ok); err != nil {
 			return row{}, err
 		}
+		rq := runRequest{StartURL: catalogsite.StartURL(site.URL), Dir: dir, Concurrency: concurrency, Extra: extra, Offset: off}
 		if cpuProfile != "" && mode == "revisit" && name == "unchanged 1/"+strconv.Itoa(reruns) {
-			f, err := os.Create(cpuProfile)
-			if err != nil {
-				return row{}, err
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return row{}, err
-			}
-			defer pprof.StopCPUProfile()
+			rq.CPUProfile = cpuProfile
 		}
-		// Each run starts as a new process of the binary would, with no
-		// garbage of the run before it and its freed memory returned to
-		// the kernel; else collecting and returning it (the scavenger,
-		// under gctune's soft limit) is charged to the timed run.
-		debug.FreeOSMemory()
-		cpu0 := cpuSeconds()
-		t0 := time.Now()
-		rep, err := stage.Run(context.Background(), *cfg, stage.Options{Clock: shiftedClock{off: off}})
-		secs := time.Since(t0).Seconds()
-		cpu := cpuSeconds() - cpu0
+		res, process, err := runInChild(rq)
+		if err != nil {
+			return row{}, fmt.Errorf("%s run: %w", name, err)
+		}
 		var bytes int64
 		if askErr := site.ask("bytes", &bytes); askErr != nil {
 			return row{}, askErr
 		}
-		r := row{items: n, mode: mode, run: name, seconds: secs, cpu: cpu, requests: rep.Requests.Total,
+		rep := res.Report
+		r := row{items: n, mode: mode, run: name, seconds: res.Seconds, cpu: res.CPU, faults: res.Faults, process: process, requests: rep.Requests.Total,
 			notMod: rep.Requests.NotModified, skipped: rep.Items.Skipped, rows: rep.Export.Rows, bytes: bytes, report: rep}
-		if err == nil && rep.Outcome != verdict.OutcomeSuccess {
+		switch {
+		case res.Err != "":
+			err = fmt.Errorf("%s run: %s", name, res.Err)
+		case rep.Outcome != verdict.OutcomeSuccess:
 			err = fmt.Errorf("%s run: %s", name, rep.Summary())
 		}
 		rows = append(rows, r)
@@ -252,16 +242,4 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		check(it.Changed == step.Repriced+step.Restocked, "after a step: %d changed, the step repriced %d and restocked %d", it.Changed, step.Repriced, step.Restocked)
 	}
 	return rows, good, nil
-}
-
-// cpuSeconds is the user and system CPU time this process has used: the
-// stage's, since the site runs in a child process. It is steadier than
-// the wall time on a shared machine, where a run waits for CPUs other
-// processes hold.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
