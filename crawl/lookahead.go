@@ -37,7 +37,8 @@ import (
 type lookahead struct {
 	r     *run
 	slots requestSlots
-	// window bounds the requests made ahead and not yet taken.
+	// window bounds the requests made ahead and not yet taken, or taken
+	// and not yet answered.
 	window int
 
 	mu      sync.Mutex
@@ -200,24 +201,29 @@ func (l *lookahead) take(ctx context.Context, q Queued) *ahead {
 	a := l.parked[q.URL]
 	if a != nil {
 		delete(l.parked, q.URL)
-		l.open--
-		l.launchLocked()
 	}
 	l.mu.Unlock()
 	if a == nil {
 		return nil
 	}
+	// The request keeps its place in the window until it is answered: it
+	// holds a slot until then, and the request that took its place would
+	// find none free and leave its page, and the chain after it, to the
+	// workers.
+	stopped := false
 	select {
 	case <-a.done:
 	case <-ctx.Done():
-		return nil // close counts it
-	}
-	if !a.made || a.ctx != ctx || a.memo == nil {
-		return nil // not asked, or asked in another phase: close counts it
+		stopped = true // close counts it
 	}
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open--
+	l.launchLocked()
+	if stopped || !a.made || a.ctx != ctx || a.memo == nil {
+		return nil // not asked, or asked in another phase: close counts it
+	}
 	delete(l.live, a)
-	l.mu.Unlock()
 	return a
 }
 

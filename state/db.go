@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -172,63 +173,35 @@ func Open(dir string, opts Options) (*DB, error) {
 	return db, nil
 }
 
+// init readies a file Open opened: it creates the buckets a new file
+// lacks and marks its format, upgrades an older format, reads the recent
+// parts and the runs, and undoes a merge a crash cut short. A file of the
+// current format with nothing to undo is only read: each write
+// transaction costs two syncs.
 func (db *DB) init() error {
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		for _, name := range buckets {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
-			}
-		}
-		meta := tx.Bucket(bucketMeta)
-		switch v := getUint(meta, keyFormat); v {
-		case 0:
-			return putUint(meta, keyFormat, formatVersion)
-		case formatVersion:
-			return nil
-		case 2:
-			db.origin.UpgradedFrom = int(v)
-			if err := migrateSeen(tx, getUint(meta, keyTraversal)); err != nil {
-				return fmt.Errorf("convert state format 2: %w", err)
-			}
-			return putUint(meta, keyFormat, formatVersion)
-		case 3, 4:
-			db.origin.UpgradedFrom = int(v)
-			// Format 4 adds long keys held by hash and the challenger of an
-			// item record, both behind flags a format 3 record lacks;
-			// format 5 the page memos, in a bucket of their own.
-			return putUint(meta, keyFormat, formatVersion)
-		case 9, 10:
-			// Format 10 adds the recent parts of the URL index and of the
-			// item records, format 11 their runs (see runs.go), buckets of
-			// their own, made above; the trees before are the runs' bases.
-			db.origin.UpgradedFrom = int(v)
-			return putUint(meta, keyFormat, formatVersion)
-		case 5, 6, 7, 8:
-			// Format 6 lets a seen mark carry the traversal that last
-			// skipped the page; a format 5 mark, the traversal alone,
-			// reads as one never skipped. Format 7 adds the proposed key
-			// moves, in a bucket of their own, a queue entry's digest of
-			// the page before it in a pages chain and a chain page's memo
-			// of what it held, each behind a flag or an end older records
-			// lack. Format 8 keeps the memos by page number, format 9 the
-			// seen marks too, each moved there after this transaction (see
-			// upgrade.go); a URL that has no page number gets one then.
-			// Marked with the current format first, so that an older
-			// binary refuses the file even while they are moved.
-			db.origin.UpgradedFrom = int(v)
-			return putUint(meta, keyFormat, formatVersion)
-		default:
-			return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)
-		}
-	})
+	var err error
+	if !db.current() {
+		err = db.bolt.Update(db.initFormat)
+	}
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: %w", db.dir, err)
 	}
-	if err := db.bolt.View(func(tx *bolt.Tx) error {
+	// The two recent parts load side by side, each in a read transaction
+	// of its own.
+	var itemsErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		itemsErr = db.bolt.View(func(tx *bolt.Tx) error {
+			loadRecentItems(db.recentItems, tx)
+			return nil
+		})
+	})
+	err = db.bolt.View(func(tx *bolt.Tx) error {
 		loadRecentURLs(db.recent, tx)
-		loadRecentItems(db.recentItems, tx)
 		return nil
-	}); err != nil {
+	})
+	wg.Wait()
+	if err = errors.Join(err, itemsErr); err != nil {
 		return fmt.Errorf("initialise storage %s: read the recent parts: %w", db.dir, err)
 	}
 	err = db.moveSeen()
@@ -238,7 +211,7 @@ func (db *DB) init() error {
 	if err != nil {
 		return fmt.Errorf("initialise storage %s: upgrade to format %d: %w", db.dir, formatVersion, err)
 	}
-	if err := db.bolt.Update(func(tx *bolt.Tx) error {
+	loadRuns := func(tx *bolt.Tx) error {
 		for _, s := range []*runSet{db.urlRuns, db.itemRuns} {
 			if err := s.undoMerge(tx); err != nil {
 				return err
@@ -246,10 +219,96 @@ func (db *DB) init() error {
 			s.load(tx, uint(getUint(tx.Bucket(bucketMeta), keyPageSeq)))
 		}
 		return nil
-	}); err != nil {
+	}
+	if db.merging() {
+		err = db.bolt.Update(loadRuns)
+	} else {
+		err = db.bolt.View(loadRuns) // undoMerge finds nothing to undo
+	}
+	if err != nil {
 		return fmt.Errorf("initialise storage %s: read the keys of the URL index and the items: %w", db.dir, err)
 	}
 	return nil
+}
+
+// current reports whether the file holds every bucket and is of the
+// current format; a file that cannot be read is said not to be, so that
+// the write transaction that follows meets the error.
+func (db *DB) current() bool {
+	ok := false
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		for _, name := range buckets {
+			if tx.Bucket(name) == nil {
+				return nil
+			}
+		}
+		ok = getUint(tx.Bucket(bucketMeta), keyFormat) == formatVersion
+		return nil
+	})
+	return ok
+}
+
+// merging reports whether a merge of either runSet was cut short, which
+// Open undoes; a file that cannot be read is said to have one.
+func (db *DB) merging() bool {
+	merging := true
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		merging = getUint(meta, db.urlRuns.merging) != 0 || getUint(meta, db.itemRuns.merging) != 0
+		return nil
+	})
+	return merging
+}
+
+// initFormat creates the buckets a file lacks and marks its format, or
+// readies an older format's upgrade.
+func (db *DB) initFormat(tx *bolt.Tx) error {
+	for _, name := range buckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return err
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	switch v := getUint(meta, keyFormat); v {
+	case 0:
+		return putUint(meta, keyFormat, formatVersion)
+	case formatVersion:
+		return nil
+	case 2:
+		db.origin.UpgradedFrom = int(v)
+		if err := migrateSeen(tx, getUint(meta, keyTraversal)); err != nil {
+			return fmt.Errorf("convert state format 2: %w", err)
+		}
+		return putUint(meta, keyFormat, formatVersion)
+	case 3, 4:
+		db.origin.UpgradedFrom = int(v)
+		// Format 4 adds long keys held by hash and the challenger of an
+		// item record, both behind flags a format 3 record lacks;
+		// format 5 the page memos, in a bucket of their own.
+		return putUint(meta, keyFormat, formatVersion)
+	case 9, 10:
+		// Format 10 adds the recent parts of the URL index and of the
+		// item records, format 11 their runs (see runs.go), buckets of
+		// their own, made above; the trees before are the runs' bases.
+		db.origin.UpgradedFrom = int(v)
+		return putUint(meta, keyFormat, formatVersion)
+	case 5, 6, 7, 8:
+		// Format 6 lets a seen mark carry the traversal that last
+		// skipped the page; a format 5 mark, the traversal alone,
+		// reads as one never skipped. Format 7 adds the proposed key
+		// moves, in a bucket of their own, a queue entry's digest of
+		// the page before it in a pages chain and a chain page's memo
+		// of what it held, each behind a flag or an end older records
+		// lack. Format 8 keeps the memos by page number, format 9 the
+		// seen marks too, each moved there after this transaction (see
+		// upgrade.go); a URL that has no page number gets one then.
+		// Marked with the current format first, so that an older
+		// binary refuses the file even while they are moved.
+		db.origin.UpgradedFrom = int(v)
+		return putUint(meta, keyFormat, formatVersion)
+	default:
+		return fmt.Errorf("state format %d is not %d: written by another version", v, formatVersion)
+	}
 }
 
 // Origin says how Open came by the state: whether it started a new one,

@@ -74,8 +74,9 @@ func newRecentURLs() *recentURLs { return newRecentMap[urlHash, indexEntry](fold
 // loadRecentURLs replaces the map with the recent part of the file. An
 // entry that does not decode is left out (state check names it).
 func loadRecentURLs(r *recentURLs, tx *bolt.Tx) {
-	r.load(func(put func(urlHash, indexEntry)) {
-		_ = tx.Bucket(bucketURLsRecent).ForEach(func(k, v []byte) error {
+	b := tx.Bucket(bucketURLsRecent)
+	r.load(b, func(put func(urlHash, indexEntry)) {
+		_ = b.ForEach(func(k, v []byte) error {
 			if h, e, ok := decodeRecent(k, v); ok {
 				put(h, e)
 			}

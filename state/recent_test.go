@@ -277,3 +277,44 @@ func TestFoldKeepsAURLQueuedDuringIt(t *testing.T) {
 			index, recent, db.recent.size(), n+2)
 	}
 }
+
+// TestKeySpanBoundsARecentPart: the span of a recent part's keys, which
+// sizes its map as it loads, is the count of numbers from the first key
+// to the last, within the limit.
+func TestKeySpanBoundsARecentPart(t *testing.T) {
+	db, err := bolt.Open(t.TempDir()+"/span.db", 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		if got := keySpan(b, 100); got != 0 {
+			t.Errorf("empty bucket: span %d, want 0", got)
+		}
+		for _, n := range []uint64{5, 6, 9} {
+			if err := b.Put(seqKey(n), nil); err != nil {
+				return err
+			}
+		}
+		if got := keySpan(b, 100); got != 5 {
+			t.Errorf("keys 5, 6 and 9: span %d, want 5", got)
+		}
+		if got := keySpan(b, 3); got != 3 {
+			t.Errorf("keys 5, 6 and 9 under a limit of 3: span %d, want 3", got)
+		}
+		if err := b.Put([]byte("short"), nil); err != nil {
+			return err
+		}
+		if got := keySpan(b, 100); got != 0 {
+			t.Errorf("a key of 5 bytes: span %d, want 0", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,8 +47,9 @@ func newRecentItems() *recentItems { return newRecentMap[string, uint64](itemsFo
 // loadRecentItems replaces the map with the recent part of the file. An
 // entry that does not decode is left out (state check names it).
 func loadRecentItems(r *recentItems, tx *bolt.Tx) {
-	r.load(func(put func(string, uint64)) {
-		_ = tx.Bucket(bucketItemsRecent).ForEach(func(k, v []byte) error {
+	b := tx.Bucket(bucketItemsRecent)
+	r.load(b, func(put func(string, uint64)) {
+		_ = b.ForEach(func(k, v []byte) error {
 			if key, _, ok := decodeRecentItem(v); ok && len(k) == 8 {
 				put(string(key), binary.BigEndian.Uint64(k))
 			}

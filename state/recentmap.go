@@ -34,12 +34,32 @@ func newRecentMap[K comparable, V any](foldAt int) *recentMap[K, V] {
 	return &recentMap[K, V]{m: map[K]V{}, foldAt: foldAt}
 }
 
-// load replaces the map's entries with those each calls put with.
-func (r *recentMap[K, V]) load(each func(put func(K, V))) {
+// load replaces the map's entries with those each calls put with, from
+// bucket: the map is made for as many entries as the bucket's keys span,
+// so that it is not grown (and rehashed) entry by entry as it loads.
+func (r *recentMap[K, V]) load(bucket *bolt.Bucket, each func(put func(K, V))) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	clear(r.m)
+	r.m = make(map[K]V, keySpan(bucket, 2*r.foldAt))
 	each(func(k K, v V) { r.m[k] = v })
+}
+
+// keySpan is how many numbers the keys of b span, from its first to its
+// last (its keys are numbers, in 8 bytes): how many entries it holds at
+// most, as its numbers are not reused. It is at most limit, and 0 for an
+// empty bucket or keys of another length.
+func keySpan(b *bolt.Bucket, limit int) int {
+	c := b.Cursor()
+	first, _ := c.First()
+	last, _ := c.Last()
+	if len(first) != 8 || len(last) != 8 {
+		return 0
+	}
+	lo, hi := binary.BigEndian.Uint64(first), binary.BigEndian.Uint64(last)
+	if hi < lo {
+		return 0
+	}
+	return int(min(hi-lo+1, uint64(max(limit, 0))))
 }
 
 // size is how many entries the map holds.

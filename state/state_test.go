@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -274,5 +275,51 @@ func TestFormat2StateIsConverted(t *testing.T) {
 	}
 	if seen, _ := db.Seen([]string{"http://h/list", "http://h/a", "http://h/b"}); !seen[0] || !seen[1] || seen[2] {
 		t.Fatalf("seen after conversion = %v, want the two queued URLs", seen)
+	}
+}
+
+// TestOpenOfACurrentFileOnlyReads: opening a file of the current format
+// with nothing to upgrade or undo begins no write transaction (each costs
+// two syncs); the first open of a new file does.
+func TestOpenOfACurrentFileOnlyReads(t *testing.T) {
+	dir := t.TempDir()
+	txID := func(db *DB) int {
+		t.Helper()
+		id := 0
+		if err := db.bolt.View(func(tx *bolt.Tx) error { id = tx.ID(); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txID(db) == 0 {
+		t.Fatal("a new file was opened without a write transaction: its buckets are not made")
+	}
+	if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{{Seq: 1, Entry: entry("http://h/1", crawl.KindItem)}}, NextSeq: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := txID(db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := bolt.Open(filepath.Join(dir, FileName), 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := 0
+	_ = raw.View(func(tx *bolt.Tx) error { closed = tx.ID(); return nil })
+	_ = raw.Close()
+	if closed < before {
+		t.Fatalf("transaction %d after Close, %d before it", closed, before)
+	}
+	db = open(t, dir)
+	if got := txID(db); got != closed {
+		t.Fatalf("the open of a current file ran %d write transactions", got-closed)
+	}
+	if seen, err := db.Seen([]string{"http://h/1"}); err != nil || !seen[0] {
+		t.Fatalf("after a reopen, Seen = %v, %v; want the URL queued before", seen, err)
 	}
 }

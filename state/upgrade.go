@@ -27,11 +27,15 @@ const upgradeBatch = 4096
 // the pages bucket; a file without one is left alone. It runs in
 // transactions of upgradeBatch memos, each moving its own, so a crash
 // leaves the rest for the next Open: the memos stay whole either way.
-func (db *DB) moveMemos() error { return db.inBatches(db.moveMemoBatch) }
+func (db *DB) moveMemos() error { return db.inBatches(bucketPagesV7, db.moveMemoBatch) }
 
 // inBatches runs an upgrade step, one transaction of upgradeBatch entries
-// at a time, until it says it is done.
-func (db *DB) inBatches(step func(tx *bolt.Tx, n int) (done bool, err error)) error {
+// at a time, until it says it is done; a file without the bucket old,
+// which the step empties and drops, is only read.
+func (db *DB) inBatches(old []byte, step func(tx *bolt.Tx, n int) (done bool, err error)) error {
+	if !db.hasBucket(old) {
+		return nil
+	}
 	for done := false; !done; {
 		err := db.bolt.Update(func(tx *bolt.Tx) (err error) {
 			done, err = step(tx, upgradeBatch)
@@ -78,7 +82,19 @@ func (db *DB) moveMemoBatch(tx *bolt.Tx, n int) (done bool, err error) {
 // runs in transactions of upgradeBatch entries, each moving its own, so a
 // crash leaves the rest for the next Open. It runs before moveMemos, which
 // finds a format 7 memo's page through the URL index.
-func (db *DB) moveSeen() error { return db.inBatches(db.moveSeenBatch) }
+func (db *DB) moveSeen() error { return db.inBatches(bucketSeenV8, db.moveSeenBatch) }
+
+// hasBucket reports whether the file holds the top-level bucket name; a
+// file that cannot be read is said to, so that the write transaction
+// that follows meets the error.
+func (db *DB) hasBucket(name []byte) bool {
+	has := true
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		has = tx.Bucket(name) != nil
+		return nil
+	})
+	return has
+}
 
 // moveSeenBatch moves up to n entries of the format 8 seen set, or drops
 // the bucket when it is empty; done reports that there is no such bucket
