@@ -7,7 +7,7 @@ const (
 	readChunk     = 256  // entries read from the store at once
 	batchOps      = 512  // a batch is sent to the writer at this size
 	batchMaxOps   = 4096 // and the run waits for the writer beyond it
-	lightPerOp    = 16   // light entries weigh this much less (see ops)
+	lightPerOp    = 4    // light entries weigh this much less (see ops)
 	flushInterval = 200 * time.Millisecond
 )
 
@@ -167,10 +167,11 @@ func (s *schedule) addOp() {
 
 // ops is the batch's size as the writer feels it. New URLs, skipped pages
 // and finished pages without items (a listing that answered 304, say) are
-// light: the store writes a mark or two for each. They weigh
-// 1/lightPerOp, so a listing's links, or a rerun that skips most pages,
-// go to the store in large batches, whose marks, sorted by key, share the
-// store's pages.
+// light: the store writes a mark or two for each, about a quarter of what
+// a page of items costs it. They weigh 1/lightPerOp, so a listing's
+// links, or a rerun that skips most pages, go to the store in large
+// batches, whose marks, sorted by key, share the store's pages; and a
+// rerun's skips go as it runs, leaving few to commit once it ends.
 func (s *schedule) ops() int {
 	return len(s.batch.Done) + len(s.batch.Enqueue) + len(s.batch.Skipped) - s.light + s.light/lightPerOp
 }

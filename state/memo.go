@@ -308,7 +308,7 @@ func (r *memoReader) bytes() []byte {
 // memoListsItem reports whether an encoded memo belongs to url and lists
 // the item key, reading it in place: tombstoning asks it of every item on
 // a skipped page.
-func memoListsItem(v []byte, url, key string) bool {
+func memoListsItem[K string | []byte](v []byte, url string, key K) bool {
 	if len(v) == 0 || v[0] != memoVersion {
 		return false
 	}
@@ -327,7 +327,7 @@ func memoListsItem(v []byte, url, key string) bool {
 		k := r.bytes()
 		r.bytes() // URL
 		r.bytes() // hash
-		if r.err == nil && string(k) == key {
+		if r.err == nil && string(k) == string(key) {
 			return true
 		}
 	}

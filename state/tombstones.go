@@ -34,14 +34,8 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 			w.settle(&rec)
 			// A key another page yielded in the traversal is still there
 			// (see itemWriter.holds), as is one whose page was skipped.
-			key := string(k)
-			if rec.flags&itemFullKey != 0 {
-				key = rec.key
-			}
-			// A record that carries its page's number needs no look at the
-			// page unless the traversal skipped it.
 			seen := rec.traversal >= traversal || rec.flags&itemChallenger != 0 && rec.chTraversal >= traversal ||
-				rec.flags&itemRemoved == 0 && (rec.page == 0 || skipped.has(rec.page)) && w.lastSeen(key, &rec) >= traversal
+				rec.flags&itemRemoved == 0 && w.listedBySkipped(&rec, k, skipped)
 			if !seen && rec.flags&itemRemoved == 0 {
 				stale = append(stale, gone{key: append([]byte(nil), k...), rec: rec})
 			}
@@ -98,4 +92,27 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		return 0, fmt.Errorf("mark removed items in %s: %w", db.dir, err)
 	}
 	return removed, nil
+}
+
+// listedBySkipped reports whether the page that holds the item, whose key
+// is k, was skipped in the traversal and lists the key in its memo: the
+// skip stands for what it yielded when it was last read (see
+// itemWriter.lastSeen, which it answers as the traversal's marks, skipped,
+// tell it: a record that carries its page's number needs no look at the
+// page's mark, and none at the page unless the traversal skipped it).
+func (w itemWriter) listedBySkipped(rec *itemRecord, k []byte, skipped pageSet) bool {
+	switch {
+	case rec.page == 0:
+		key := string(k)
+		if rec.flags&itemFullKey != 0 {
+			key = rec.key
+		}
+		return w.lastSeen(key, rec) >= w.traversal
+	case !skipped.has(rec.page):
+		return false
+	case rec.flags&itemFullKey != 0:
+		return memoListsItem(w.memos.of(rec.page), rec.url, rec.key)
+	default:
+		return memoListsItem(w.memos.of(rec.page), rec.url, k)
+	}
 }

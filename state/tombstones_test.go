@@ -88,3 +88,63 @@ func storedRecords(t *testing.T, db *DB) map[string]itemRecord {
 	}
 	return out
 }
+
+// TestSweepRemovesAnItemItsSkippedPageNoLongerLists: a skip stands for
+// what the page yielded when it was last read. A page read in a traversal
+// that removed nothing (its sweep did not run) no longer yields its item;
+// skipped in the next, it does not keep the item there: the sweep
+// removes it.
+func TestSweepRemovesAnItemItsSkippedPageNoLongerLists(t *testing.T) {
+	db := open(t, t.TempDir())
+	page := func(i int) string { return fmt.Sprintf("http://h/item/%d", i) }
+	read := func(seq uint64, i int, items ...crawl.ItemVersion) {
+		t.Helper()
+		q := crawl.Queued{Seq: seq, Entry: entry(page(i), crawl.KindItem)}
+		memo := &crawl.PageMemo{ETag: fmt.Sprintf(`"%d"`, seq)}
+		for _, v := range items {
+			memo.Items = append(memo.Items, crawl.ItemRef{Key: v.Key, URL: v.URL, Hash: v.Hash})
+		}
+		if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{q},
+			Done: []crawl.Done{{Seq: q.Seq, Entry: q.Entry, Items: items, Memo: memo}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finish := func() {
+		t.Helper()
+		if f, err := db.Finish(0); err != nil || f.Queued != 0 {
+			t.Fatalf("finish = %+v, %v", f, err)
+		}
+	}
+	// Traversal 1: pages 1 and 2 each yield their item.
+	traversal(t, db)
+	read(101, 1, at(page(1), "k1", 1))
+	read(102, 2, at(page(2), "k2", 2))
+	finish()
+	// Traversal 2 reads both again; page 1 yields nothing now. Its sweep
+	// does not run, as after a traversal with a gap.
+	traversal(t, db)
+	read(201, 1)
+	read(202, 2, at(page(2), "k2", 2))
+	finish()
+	// Traversal 3 skips both pages.
+	tr := traversal(t, db)
+	memos, err := db.Memos([]string{page(1), page(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &crawl.Batch{}
+	for i, m := range memos {
+		b.Skipped = append(b.Skipped, crawl.Skip{URL: page(i + 1), Items: m.Items})
+	}
+	if c, err := db.Commit(b); err != nil || c.Skipped != 1 {
+		t.Fatalf("commit = %+v, %v; want 1 item skipped", c, err)
+	}
+	finish()
+	if _, err := db.MarkRemoved(tr, "r3", time.Unix(300, 0)); err != nil {
+		t.Fatal(err)
+	}
+	records := storedRecords(t, db)
+	if records["k1"].flags&itemRemoved == 0 || records["k2"].flags&itemRemoved != 0 {
+		t.Fatalf("k1 %+v, k2 %+v; want k1 removed, k2 kept", records["k1"], records["k2"])
+	}
+}
