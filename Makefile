@@ -107,6 +107,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzNormalizeURL$$' -fuzztime=$(FUZZTIME) ./crawl
 	$(GO) test -run='^$$' -fuzz='^FuzzScope$$' -fuzztime=$(FUZZTIME) ./crawl
 	$(GO) test -run='^$$' -fuzz='^FuzzNextLink$$' -fuzztime=$(FUZZTIME) ./crawl
+	$(GO) test -run='^$$' -fuzz='^FuzzSiteScope$$' -fuzztime=$(FUZZTIME) ./crawl
 	$(GO) test -run='^$$' -fuzz='^FuzzStrip$$' -fuzztime=$(FUZZTIME) ./urlparams
 	$(GO) test -run='^$$' -fuzz='^FuzzItem$$' -fuzztime=$(FUZZTIME) ./extract
 	$(GO) test -run='^$$' -fuzz='^FuzzValue$$' -fuzztime=$(FUZZTIME) ./extract/jsliteral

@@ -53,7 +53,7 @@ func (r *run) replay(q Queued, m *PageMemo, c *completion) {
 	c.links = make([]Entry, 0, len(m.Links))
 	itemLinks := 0
 	for _, l := range m.Links {
-		if _, u, ok := Normalize(l.URL); ok && r.e.scope.Allows(u) {
+		if r.scoped.allows(r.e.scope, l.URL) {
 			c.links = append(c.links, l)
 			if l.Kind == KindItem {
 				itemLinks++

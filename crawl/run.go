@@ -42,6 +42,8 @@ type run struct {
 	phaseCancel context.CancelFunc
 
 	traversal verdict.Traversal
+	// scoped answers which links a replayed memo keeps (see replay).
+	scoped siteScope
 	// firstDup is the run's first duplicate key, told at its end if the
 	// verdict still counts duplicates once keys have moved.
 	firstDup *DuplicateKey
