@@ -102,6 +102,17 @@ type PageMemo struct {
 	Chain *ChainMark
 }
 
+// PageDue is what a revisit policy reads of an item page's memo to tell
+// whether the page is due (see Store.Dues): the memo's Tag, Due and Card,
+// and how many items it lists. Found is false when the store holds no
+// memo of the page.
+type PageDue struct {
+	Found     bool
+	Tag, Card string
+	Due       time.Time
+	Items     int
+}
+
 // ChainMark is what a page of a pages chain, or a sitemap, held when it
 // was last read.
 type ChainMark struct {
@@ -172,11 +183,11 @@ func (b *Batch) Empty() bool {
 	return len(b.Enqueue) == 0 && len(b.Done) == 0 && len(b.Retry) == 0 && len(b.Skipped) == 0
 }
 
-// Skip is an item page not fetched because it is not due, with the items
-// its memo says it holds.
+// Skip is an item page not fetched because it is not due, with how many
+// items its memo lists (PageDue.Items): the store holds which they are.
 type Skip struct {
 	URL   string
-	Items []ItemRef
+	Items int
 }
 
 // Committed counts the item changes a batch stored.

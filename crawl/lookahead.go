@@ -18,13 +18,13 @@ import (
 // its answer is in: an unchanged rerun has up to a window of listing
 // requests in flight at once. A chain that changed, or a site that
 // fails, costs at most a window of requests no worker takes: an answer
-// no worker takes holds its place in the window. Under a revisit policy
-// the memos of the item pages a page that answered 304 links to are read
-// then too, for sortDue. A worker that comes to such a page takes the
-// answer instead of asking again (see run.visit); the page is judged and
-// processed then, as any answer is. What the lookahead asked
-// and no worker took (a chain that changed, a run that stopped first) is
-// still one request of the run's count.
+// no worker takes holds its place in the window. Under a revisit policy,
+// what the memos of the item pages a page that answered 304 links to say
+// of when they are due is read then too, for sortDue. A worker that comes
+// to such a page takes the answer instead of asking again (see
+// run.visit); the page is judged and processed then, as any answer is.
+// What the lookahead asked and no worker took (a chain that changed, a
+// run that stopped first) is still one request of the run's count.
 //
 // Every request, a worker's or the lookahead's, holds one of the run's
 // request slots (Settings.Concurrency of them) while it is in flight, so
@@ -71,11 +71,11 @@ type ahead struct {
 	gen  int
 	resp *Response
 	err  error
-	// items and itemMemos are, after a 304 under a revisit policy, the
-	// item pages the memo links to that sortDue sorts, and their memos,
-	// read ahead too.
-	items     []string
-	itemMemos []*PageMemo
+	// items and itemDues are, after a 304 under a revisit policy, the
+	// item pages the memo links to that sortDue sorts, and what their
+	// memos say of when they are due, read ahead too.
+	items    []string
+	itemDues []PageDue
 	// made says the request went out.
 	made bool
 }
@@ -141,7 +141,7 @@ func (l *lookahead) request(e Entry, a *ahead) {
 		if l.r.e.s.Revisit != nil {
 			// What sortDue will read when the page replays its memo.
 			a.items = l.r.itemLinks(a.memo.Links)
-			a.itemMemos = l.r.itemMemos(a.items)
+			a.itemDues = l.r.itemDues(a.items)
 		}
 	}
 }

@@ -52,9 +52,9 @@ func (r *run) sortDue(c *completion) {
 	now := r.e.d.Clock.Now()
 	c.due = make([]Entry, 0, len(c.links))
 	items := r.itemLinks(c.links)
-	memos := c.aheadMemos
-	if memos == nil || !slices.Equal(items, c.aheadItems) {
-		memos = r.itemMemos(items)
+	dues := c.aheadDues
+	if dues == nil || !slices.Equal(items, c.aheadItems) {
+		dues = r.itemDues(items)
 	}
 	i := 0
 	for _, l := range c.links {
@@ -65,13 +65,13 @@ func (r *run) sortDue(c *completion) {
 		if !r.e.s.Shard.Owns(l.URL) {
 			continue // another shard's page
 		}
-		m := r.usable(memos[i])
+		d := dues[i]
 		i++
-		if m == nil || m.Due.IsZero() || !now.Before(m.Due) || m.Card != l.Card {
+		if !d.Found || d.Tag != r.e.s.MemoTag || d.Due.IsZero() || !now.Before(d.Due) || d.Card != l.Card {
 			c.due = append(c.due, l)
 			continue
 		}
-		c.skips = append(c.skips, Skip{URL: l.URL, Items: m.Items})
+		c.skips = append(c.skips, Skip{URL: l.URL, Items: d.Items})
 	}
 }
 
@@ -87,34 +87,29 @@ func (r *run) itemLinks(links []Entry) []string {
 	return items
 }
 
-// memoChunk bounds how many memos sortDue holds decoded at once: a sitemap
-// of 50,000 item links is read in chunks, each in one transaction.
+// memoChunk bounds how many dues sortDue reads in one transaction: a
+// sitemap of 50,000 item links is read in chunks.
 const memoChunk = 256
 
-// itemMemos reads the memos of the item pages at urls, chunk by chunk,
-// keeping of each only what sortDue needs (its tag, due time, card and
-// items); nil for a page with none, or in a chunk that could not be read
-// (its pages are then fetched).
-func (r *run) itemMemos(urls []string) []*PageMemo {
-	out := make([]*PageMemo, len(urls))
+// itemDues reads what the memos of the item pages at urls say of when
+// they are due, chunk by chunk; a page in a chunk that could not be read
+// has none (it is fetched).
+func (r *run) itemDues(urls []string) []PageDue {
+	out := make([]PageDue, len(urls))
 	if r.e.d.Store == nil {
 		return out
 	}
 	for from := 0; from < len(urls); from += memoChunk {
 		chunk := urls[from:min(from+memoChunk, len(urls))]
-		ms, err := r.e.d.Store.Memos(chunk)
-		if err == nil && len(ms) != len(chunk) {
-			err = fmt.Errorf("the store returned %d memos for %d pages", len(ms), len(chunk))
+		ds, err := r.e.d.Store.Dues(chunk)
+		if err == nil && len(ds) != len(chunk) {
+			err = fmt.Errorf("the store returned %d dues for %d pages", len(ds), len(chunk))
 		}
 		if err != nil {
 			r.e.log.Warn("cannot read what the state keeps of some item pages; fetching them", "pages", len(chunk), "err", err)
 			continue
 		}
-		for i, m := range ms {
-			if m != nil {
-				out[from+i] = &PageMemo{Tag: m.Tag, Due: m.Due, Card: m.Card, Items: m.Items}
-			}
-		}
+		copy(out[from:], ds)
 	}
 	return out
 }

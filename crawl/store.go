@@ -72,9 +72,10 @@ type Store interface {
 	// nil when it has none. Workers call it concurrently with everything
 	// else.
 	Memo(url string) (*PageMemo, error)
-	// Memos returns the memos of the pages at urls, nil for each page it
-	// has none of: what Memo returns for each, in one go.
-	Memos(urls []string) ([]*PageMemo, error)
+	// Dues returns what a revisit policy reads of the memos of the pages
+	// at urls, in one go: for each, the PageDue of what Memo returns, with
+	// Found false when it returns nil.
+	Dues(urls []string) ([]PageDue, error)
 }
 
 // Start is what Begin found and did.

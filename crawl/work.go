@@ -70,10 +70,10 @@ type completion struct {
 	// one.
 	due   []Entry
 	skips []Skip
-	// aheadItems and aheadMemos are the item pages and memos the
+	// aheadItems and aheadDues are the item pages and their dues the
 	// lookahead read for the page's memo, when it answered the page.
 	aheadItems []string
-	aheadMemos []*PageMemo
+	aheadDues  []PageDue
 }
 
 // worker fetches queued URLs until tasks closes.
@@ -156,7 +156,7 @@ func (r *run) visit(ctx context.Context, q Queued, retries int, lookAhead bool) 
 		switch {
 		case pre != nil:
 			x = exchange{resp: pre.resp, err: pre.err, gen: pre.gen}
-			c.aheadItems, c.aheadMemos = pre.items, pre.itemMemos
+			c.aheadItems, c.aheadDues = pre.items, pre.itemDues
 		default:
 			x = r.exchange(ctx, q, u, memo)
 		}

@@ -107,8 +107,7 @@ func skipBatches(b *testing.B, n, size int) (*DB, []*crawl.Batch) {
 		batch := &crawl.Batch{}
 		for _, i := range rng.Perm(min(size, n-start)) {
 			q := links[start+i]
-			batch.Skipped = append(batch.Skipped, crawl.Skip{URL: q.URL,
-				Items: []crawl.ItemRef{{Key: fmt.Sprintf("k%d", start+i), URL: q.URL, Hash: fmt.Sprintf("%032x", start+i)}}})
+			batch.Skipped = append(batch.Skipped, crawl.Skip{URL: q.URL, Items: 1})
 		}
 		batches = append(batches, batch)
 	}

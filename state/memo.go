@@ -39,27 +39,58 @@ func (db *DB) Memo(url string) (*crawl.PageMemo, error) {
 // nil for a page the state has none of.
 func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 	out := make([]*crawl.PageMemo, len(urls))
+	err := db.eachMemo(urls, func(i int, url string, v []byte) error {
+		got, err := decodeMemo(v)
+		if err != nil {
+			return fmt.Errorf("page memo of %s: %w", url, err)
+		}
+		if got.url == url { // another URL with the same 128-bit hash is no memo
+			out[i] = &got.PageMemo
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Dues returns what the memos of the pages at urls say of when they are
+// due (see crawl.Store), in one read transaction. It reads each memo in
+// place, as memoListsItem does: a rerun asks it of every item page a
+// listing links to, and would otherwise decode every link and item key of
+// each memo only to drop them.
+func (db *DB) Dues(urls []string) ([]crawl.PageDue, error) {
+	out := make([]crawl.PageDue, len(urls))
+	var tag string // the tag of the memo before: most share it
+	err := db.eachMemo(urls, func(i int, url string, v []byte) error {
+		d, ok, err := decodeDue(v, url, tag)
+		if err != nil {
+			return fmt.Errorf("page memo of %s: %w", url, err)
+		}
+		if ok {
+			out[i], tag = d, d.Tag
+		}
+		return nil
+	})
+	return out, err
+}
+
+// eachMemo calls fn with the encoded memo of each page at urls that has
+// one, in one read transaction.
+func (db *DB) eachMemo(urls []string, fn func(i int, url string, v []byte) error) error {
 	err := db.readSeen(func(tx *bolt.Tx) error {
 		memos := db.pageMemosOf(tx, tx.Bucket(bucketMemos))
 		for i, url := range urls {
-			v := memos.of(memos.seen.page(seenKey(url)))
-			if v == nil {
-				continue
-			}
-			got, err := decodeMemo(v)
-			if err != nil {
-				return fmt.Errorf("page memo of %s: %w", url, err)
-			}
-			if got.url == url { // another URL with the same 128-bit hash is no memo
-				out[i] = &got.PageMemo
+			if v := memos.of(memos.seen.page(seenKey(url))); v != nil {
+				if err := fn(i, url, v); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read page memos in %s: %w", db.dir, err)
+		return fmt.Errorf("read page memos in %s: %w", db.dir, err)
 	}
-	return out, nil
+	return nil
 }
 
 // pageMemos finds and writes page memos inside one transaction: the seen
@@ -243,6 +274,54 @@ func decodeMemo(v []byte) (storedMemo, error) {
 		r.err = fmt.Errorf("page memo has %d bytes after its end", len(r.b))
 	}
 	return m, r.err
+}
+
+// decodeDue reads what a revisit policy needs of an encoded memo (see
+// crawl.PageDue), in place: ok is false for a memo of another URL with the
+// same 128-bit hash, which is no memo of url. tag is a tag read before:
+// the PageDue shares it when the memo's is the same.
+func decodeDue(v []byte, url, tag string) (d crawl.PageDue, ok bool, err error) {
+	if len(v) == 0 || v[0] != memoVersion {
+		return d, false, fmt.Errorf("page memo of %d bytes has no version %d", len(v), memoVersion)
+	}
+	r := memoReader{b: v[1:]}
+	owner := r.bytes()
+	if b := r.bytes(); string(b) == tag {
+		d.Tag = tag
+	} else {
+		d.Tag = string(b)
+	}
+	r.bytes() // ETag
+	r.bytes() // Last-Modified
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		r.bytes() // the link's entry
+		r.bytes() // its card
+	}
+	items := r.count()
+	for n := items; n > 0 && r.err == nil; n-- {
+		r.bytes() // key
+		r.bytes() // URL
+		r.bytes() // hash
+	}
+	d.Items = int(items)
+	r.varint() // interval
+	if due := r.varint(); due != 0 {
+		d.Due = time.Unix(0, due).UTC()
+	}
+	d.Card = r.string()
+	if r.err == nil && len(r.b) > 0 {
+		if held := r.uvarint(); held == 0 && r.err == nil {
+			r.err = errors.New("page memo has a zero byte after its end")
+		}
+	}
+	if r.err == nil && len(r.b) > 0 {
+		r.err = fmt.Errorf("page memo has %d bytes after its end", len(r.b))
+	}
+	if r.err != nil {
+		return crawl.PageDue{}, false, r.err
+	}
+	d.Found = true
+	return d, string(owner) == url, nil
 }
 
 // memoReader reads the parts of an encoded memo, keeping the first error.

@@ -42,6 +42,52 @@ func TestMemoCodec(t *testing.T) {
 	}
 }
 
+// TestDecodeDueAgreesWithDecodeMemo: what decodeDue reads of a memo in
+// place is what decodeMemo decodes of it; it refuses what decodeMemo
+// refuses, and a memo of another URL is none of url's.
+func TestDecodeDueAgreesWithDecodeMemo(t *testing.T) {
+	const url = "http://a.test/item/1"
+	base := crawl.PageMemo{Tag: "t", ETag: `W/"1"`, LastModified: "Tue, 01 Apr 2025 10:00:00 GMT",
+		Links:    []crawl.Entry{{URL: "http://a.test/1", Kind: crawl.KindItem, Card: "c1"}, {URL: "http://a.test/p?page=2", Kind: crawl.KindListing, Paged: true}},
+		Items:    []crawl.ItemRef{{Key: "k", URL: url, Hash: "h"}, {Key: "j", URL: url}},
+		Interval: 36 * time.Hour, Due: time.Date(2026, 12, 1, 2, 3, 4, 5, time.UTC), Card: "c"}
+	memos := []crawl.PageMemo{base, {}, {Tag: "other", Due: base.Due}, {Card: "card only"}}
+	chained := base
+	chained.Chain = &crawl.ChainMark{Held: 7}
+	memos = append(memos, chained)
+	for _, m := range memos {
+		b := encodeMemo(url, &m)
+		want := crawl.PageDue{Found: true, Tag: m.Tag, Card: m.Card, Due: m.Due, Items: len(m.Items)}
+		for _, tag := range []string{"", "t", "other"} {
+			got, ok, err := decodeDue(b, url, tag)
+			if err != nil || !ok || !got.Due.Equal(want.Due) {
+				t.Fatalf("decodeDue(%+v) = %+v, %v, %v; want %+v", m, got, ok, err, want)
+			}
+			if got.Due = want.Due; got != want {
+				t.Fatalf("decodeDue(%+v) = %+v; want %+v", m, got, want)
+			}
+		}
+		if _, ok, err := decodeDue(b, "http://a.test/item/2", ""); ok || err != nil {
+			t.Fatalf("a memo of %s read as one of another URL: %v, %v", url, ok, err)
+		}
+		for _, cut := range append(bytesCuts(b), append(slices.Clone(b), 0), append(slices.Clone(b), 1, 0)) {
+			_, memoErr := decodeMemo(cut)
+			if _, _, err := decodeDue(cut, url, ""); (err == nil) != (memoErr == nil) {
+				t.Fatalf("%d of %d bytes: decodeDue says %v, decodeMemo %v", len(cut), len(b), err, memoErr)
+			}
+		}
+	}
+}
+
+// bytesCuts returns b cut short at every length.
+func bytesCuts(b []byte) [][]byte {
+	cuts := make([][]byte, len(b))
+	for n := range cuts {
+		cuts[n] = b[:n]
+	}
+	return cuts
+}
+
 // A repair keeps no page memo: an item whose pending version was lost
 // must be fetched whole, not answered 304.
 func TestRepairKeepsNoMemo(t *testing.T) {

@@ -214,7 +214,7 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 		if err := seen.put(s.key, &s.mark); err != nil {
 			return full, err
 		}
-		counts.Skipped += len(c.Skipped[s.skip].Items)
+		counts.Skipped += c.Skipped[s.skip].Items
 		full = db.commitFull(tx)
 	}
 	for c.finished < len(c.Done) && !full {

@@ -47,7 +47,7 @@ func TestSweepKeepsTheItemsOfSkippedPages(t *testing.T) {
 	}
 	b = &crawl.Batch{}
 	for i, m := range memos {
-		b.Skipped = append(b.Skipped, crawl.Skip{URL: page(i + 1), Items: m.Items})
+		b.Skipped = append(b.Skipped, crawl.Skip{URL: page(i + 1), Items: len(m.Items)})
 	}
 	q := crawl.Queued{Seq: 200, Entry: entry(page(4), crawl.KindItem)}
 	b.Enqueue = append(b.Enqueue, q)
@@ -134,7 +134,7 @@ func TestSweepRemovesAnItemItsSkippedPageNoLongerLists(t *testing.T) {
 	}
 	b := &crawl.Batch{}
 	for i, m := range memos {
-		b.Skipped = append(b.Skipped, crawl.Skip{URL: page(i + 1), Items: m.Items})
+		b.Skipped = append(b.Skipped, crawl.Skip{URL: page(i + 1), Items: len(m.Items)})
 	}
 	if c, err := db.Commit(b); err != nil || c.Skipped != 1 {
 		t.Fatalf("commit = %+v, %v; want 1 item skipped", c, err)

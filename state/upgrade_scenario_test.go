@@ -105,8 +105,8 @@ func writeUpgradeScenario(t *testing.T, db *DB) {
 	next = crawl.Queued{Seq: seq + 1, Entry: next.Entry}
 	qs2, _ = items(seq+2, 4, 5)
 	skips := []crawl.Skip{
-		{URL: upgradeItem(1), Items: done[0].Memo.Items},
-		{URL: upgradeItem(2), Items: done[1].Memo.Items},
+		{URL: upgradeItem(1), Items: len(done[0].Memo.Items)},
+		{URL: upgradeItem(2), Items: len(done[1].Memo.Items)},
 	}
 	commit(&crawl.Batch{Enqueue: append(append(qs, next), qs2...), Skipped: skips,
 		Done: []crawl.Done{upgradeListingDone(seq-1, 1, append(links, next.Entry))}, NextSeq: seq + 4})

@@ -20,8 +20,11 @@ func (s *Store) Commit(b *crawl.Batch) (crawl.Committed, error) {
 			continue
 		}
 		s.seen[sk.URL] = struct{}{}
-		for _, ref := range sk.Items {
-			s.skip(ref, &counts)
+		counts.Skipped += sk.Items
+		if m := s.memos[sk.URL]; m != nil {
+			for _, ref := range m.Items {
+				s.skip(ref)
+			}
 		}
 	}
 	for i := range b.Done {

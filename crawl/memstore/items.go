@@ -70,10 +70,9 @@ func (s *Store) touch(ref crawl.ItemRef, counts *crawl.Committed) bool {
 	return true
 }
 
-// skip counts an item a skipped page's memo lists and, when the page holds
-// it, has it seen in the traversal.
-func (s *Store) skip(ref crawl.ItemRef, counts *crawl.Committed) {
-	counts.Skipped++
+// skip has an item a skipped page's memo lists seen in the traversal,
+// when the page holds it.
+func (s *Store) skip(ref crawl.ItemRef) {
 	if it, ok := s.items[ref.Key]; ok && it.url == ref.URL {
 		it.traversal = s.traversal
 	}

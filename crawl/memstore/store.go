@@ -139,13 +139,16 @@ func (s *Store) Memo(url string) (*crawl.PageMemo, error) {
 	return s.memos[url], nil
 }
 
-// Memos returns the memos of the pages at urls; see crawl.Store.
-func (s *Store) Memos(urls []string) ([]*crawl.PageMemo, error) {
+// Dues returns what the memos of the pages at urls say of when they are
+// due; see crawl.Store.
+func (s *Store) Dues(urls []string) ([]crawl.PageDue, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*crawl.PageMemo, len(urls))
+	out := make([]crawl.PageDue, len(urls))
 	for i, u := range urls {
-		out[i] = s.memos[u]
+		if m := s.memos[u]; m != nil {
+			out[i] = crawl.PageDue{Found: true, Tag: m.Tag, Card: m.Card, Due: m.Due, Items: len(m.Items)}
+		}
 	}
 	return out, nil
 }

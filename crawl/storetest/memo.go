@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"reflect"
+	"time"
 
 	"github.com/databrew/databrew-stage/crawl"
 )
@@ -39,9 +40,22 @@ func memoReplacedForgottenKept(f *fixture) {
 	if m := f.memoOf("http://shop.test/list/9"); m != nil {
 		f.t.Fatalf("memo of another page = %+v", m)
 	}
-	ms, err := f.s.Memos([]string{"http://shop.test/list/9", page.URL})
-	if err != nil || len(ms) != 2 || ms[0] != nil || !reflect.DeepEqual(ms[1], memo) {
-		f.t.Fatalf("Memos = %+v, %v; want [nil, %+v]", ms, err, memo)
+	ds, err := f.s.Dues([]string{"http://shop.test/list/9", page.URL})
+	want := crawl.PageDue{Found: true, Tag: memo.Tag, Items: 2}
+	if err != nil || len(ds) != 2 || ds[0] != (crawl.PageDue{}) || ds[1] != want {
+		f.t.Fatalf("Dues = %+v, %v; want [{}, %+v]", ds, err, want)
+	}
+	due := &crawl.PageMemo{Tag: "spec-1", ETag: `"v2"`, Due: time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC), Card: "c1",
+		Items: []crawl.ItemRef{{Key: "k3", URL: itemURL(3)}}}
+	next := f.enqueue(item(itemURL(3)))[0]
+	f.done(next, crawl.Done{Memo: due})
+	ds, err = f.s.Dues([]string{itemURL(3)})
+	want = crawl.PageDue{Found: true, Tag: due.Tag, Card: due.Card, Due: due.Due, Items: 1}
+	if err != nil || len(ds) != 1 || !ds[0].Due.Equal(want.Due) || ds[0].Due.Location() != time.UTC {
+		f.t.Fatalf("Dues = %+v, %v; want [%+v]", ds, err, want)
+	}
+	if ds[0].Due = want.Due; ds[0] != want {
+		f.t.Fatalf("Dues = %+v; want [%+v]", ds, want)
 	}
 	again := f.enqueue(listing("http://shop.test/list/1?again"))[0]
 	again.URL = page.URL // the same page, finished again
@@ -97,7 +111,7 @@ func skippedPagesAreSeen(f *fixture) {
 	f.begin(start(startURL))
 	f.yield(items(version("k", a, 1)))
 	f.nextTraversal()
-	skip := crawl.Skip{URL: a, Items: []crawl.ItemRef{{Key: "k", URL: a}, {Key: "absent", URL: a}}}
+	skip := crawl.Skip{URL: a, Items: 2}
 	got := f.commit(&crawl.Batch{Skipped: []crawl.Skip{skip}})
 	f.expectCounts("skipped", got, crawl.Committed{Skipped: 2})
 	if seen := f.seen(a); !seen[0] {
@@ -132,7 +146,7 @@ func (f *fixture) skipItemPage(url string) {
 	if m == nil {
 		f.t.Fatalf("no memo of %s to skip it by", url)
 	}
-	f.commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: url, Items: m.Items}}})
+	f.commit(&crawl.Batch{Skipped: []crawl.Skip{{URL: url, Items: len(m.Items)}}})
 }
 
 // skippedPagesKeepTheirKeys: a page skipped in a traversal yielded the
