@@ -50,35 +50,56 @@ func itemsChanged(before, now []ItemRef) bool {
 // seen.
 func (r *run) sortDue(c *completion) {
 	now := r.e.d.Clock.Now()
-	c.due = make([]Entry, 0, len(c.links))
 	items := r.itemLinks(c.links)
 	dues := c.aheadDues
 	if dues == nil || !slices.Equal(items, c.aheadItems) {
 		dues = r.itemDues(items)
 	}
+	// Each item link's lot is decided first, so that the links to queue
+	// (a rerun's are mostly none but the next listing page) take one slice
+	// of their own size.
+	var small [4]uint64
+	skip := small[:]
+	if len(items) > 64*len(small) {
+		skip = make([]uint64, (len(items)+63)/64)
+	}
+	due := len(c.links) - len(items)
+	skips := 0
 	i := 0
 	for _, l := range c.links {
-		if l.Kind != KindItem {
-			c.due = append(c.due, l)
+		if l.Kind != KindItem || !r.e.s.Shard.Owns(l.URL) {
 			continue
 		}
-		if !r.e.s.Shard.Owns(l.URL) {
-			continue // another shard's page
+		if d := dues[i]; d.Found && d.Tag == r.e.s.MemoTag && !d.Due.IsZero() && now.Before(d.Due) && d.Card == l.Card {
+			skip[i/64] |= 1 << (i % 64)
+			skips++
 		}
-		d := dues[i]
 		i++
-		if !d.Found || d.Tag != r.e.s.MemoTag || d.Due.IsZero() || !now.Before(d.Due) || d.Card != l.Card {
+	}
+	c.due = make([]Entry, 0, due+len(items)-skips)
+	c.skips = make([]Skip, 0, skips)
+	i = 0
+	for _, l := range c.links {
+		switch {
+		case l.Kind != KindItem:
 			c.due = append(c.due, l)
-			continue
+		case !r.e.s.Shard.Owns(l.URL):
+			// another shard's page
+		default:
+			if skip[i/64]&(1<<(i%64)) != 0 {
+				c.skips = append(c.skips, Skip{URL: l.URL, Items: dues[i].Items})
+			} else {
+				c.due = append(c.due, l)
+			}
+			i++
 		}
-		c.skips = append(c.skips, Skip{URL: l.URL, Items: d.Items})
 	}
 }
 
 // itemLinks are the URLs of the item pages among links that this shard
 // owns: those sortDue sorts.
 func (r *run) itemLinks(links []Entry) []string {
-	var items []string
+	items := make([]string, 0, len(links))
 	for _, l := range links {
 		if l.Kind == KindItem && r.e.s.Shard.Owns(l.URL) {
 			items = append(items, l.URL)
