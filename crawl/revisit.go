@@ -57,17 +57,20 @@ func (r *run) sortDue(c *completion) {
 	}
 	// Each item link's lot is decided first, so that the links to queue
 	// (a rerun's are mostly none but the next listing page) take one slice
-	// of their own size.
+	// of their own size. The item links this shard owns are items, in
+	// order: an item link is one when it is the next of them (ownership
+	// goes by URL, so another shard's link never equals it), which spares
+	// hashing each link's URL again.
 	var small [4]uint64
 	skip := small[:]
 	if len(items) > 64*len(small) {
 		skip = make([]uint64, (len(items)+63)/64)
 	}
-	due := len(c.links) - len(items)
+	owned := func(l Entry, i int) bool { return l.Kind == KindItem && i < len(items) && l.URL == items[i] }
 	skips := 0
 	i := 0
 	for _, l := range c.links {
-		if l.Kind != KindItem || !r.e.s.Shard.Owns(l.URL) {
+		if !owned(l, i) {
 			continue
 		}
 		if d := dues[i]; d.Found && d.Tag == r.e.s.MemoTag && !d.Due.IsZero() && now.Before(d.Due) && d.Card == l.Card {
@@ -76,14 +79,14 @@ func (r *run) sortDue(c *completion) {
 		}
 		i++
 	}
-	c.due = make([]Entry, 0, due+len(items)-skips)
+	c.due = make([]Entry, 0, len(c.links)-skips)
 	c.skips = make([]Skip, 0, skips)
 	i = 0
 	for _, l := range c.links {
 		switch {
 		case l.Kind != KindItem:
 			c.due = append(c.due, l)
-		case !r.e.s.Shard.Owns(l.URL):
+		case !owned(l, i):
 			// another shard's page
 		default:
 			if skip[i/64]&(1<<(i%64)) != 0 {

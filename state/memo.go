@@ -49,7 +49,10 @@ func (db *DB) Memos(urls []string) ([]*crawl.PageMemo, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Dues returns what the memos of the pages at urls say of when they are
@@ -70,7 +73,10 @@ func (db *DB) Dues(urls []string) ([]crawl.PageDue, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // eachMemo calls fn with the encoded memo of each page at urls that has

@@ -23,7 +23,8 @@ import (
 // empty heap and none of the runs before it left anything behind, such
 // as the encoders of the first run's export, which would raise the
 // collector's goal for the reruns (and with it the fresh pages they
-// touch, which cost about 12 µs each on a virtual machine).
+// touch, which cost about 12 µs each on the virtual machine this was
+// written on).
 const runEnv = "RERUNBENCH_RUN"
 
 // runRequest is the run a child makes: the benchmark config's inputs, the
