@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/metrics"
 	"runtime/pprof"
 	"syscall"
 	"time"
@@ -38,14 +39,16 @@ type runRequest struct {
 	CPUProfile  string        `json:"cpu_profile,omitempty"`
 }
 
-// runResult is the child's answer: stage.Run's wall and CPU seconds and
-// the page faults it took (each a fresh page of memory, mostly the heap's),
+// runResult is the child's answer: stage.Run's wall and CPU seconds, the
+// bytes it allocated on the heap (steadier than either) and the page
+// faults it took (each a fresh page of memory, mostly the heap's),
 // counted from its call to its return (the process's start and exit are
 // not), its report, and its error.
 type runResult struct {
 	Seconds float64           `json:"seconds"`
 	CPU     float64           `json:"cpu"`
 	Faults  int64             `json:"faults"`
+	Alloc   uint64            `json:"alloc"`
 	Report  verdict.RunReport `json:"report"`
 	Err     string            `json:"err,omitempty"`
 }
@@ -73,11 +76,12 @@ func runChild(req string) error {
 		defer pprof.StopCPUProfile()
 	}
 	cpu0, faults0 := usage()
+	alloc0 := allocated()
 	t0 := time.Now()
 	rep, runErr := stage.Run(context.Background(), *cfg, stage.Options{Clock: shiftedClock{off: rq.Offset}})
 	secs := time.Since(t0).Seconds()
 	cpu1, faults1 := usage()
-	res := runResult{Seconds: secs, CPU: cpu1 - cpu0, Faults: faults1 - faults0, Report: rep}
+	res := runResult{Seconds: secs, CPU: cpu1 - cpu0, Faults: faults1 - faults0, Alloc: allocated() - alloc0, Report: rep}
 	if runErr != nil {
 		res.Err = runErr.Error()
 	}
@@ -115,6 +119,13 @@ func runInChild(rq runRequest) (runResult, float64, error) {
 
 // usage returns the user and system CPU seconds this process has used
 // and the page faults it has taken.
+// allocated returns the bytes the process allocated on the heap so far.
+func allocated() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
 func usage() (cpu float64, faults int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

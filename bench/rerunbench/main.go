@@ -10,7 +10,8 @@
 // min_after 1d, max_after 14d).
 //
 // It prints a table: each run's wall and CPU seconds (the CPU time is
-// steadier on a shared machine), the page faults it took, and its
+// steadier on a shared machine), the heap bytes it allocated (steadier
+// still), the page faults it took, and its
 // process's wall time, start and exit included. It checks the goals:
 // every unchanged rerun (-reruns of them, each in the table) with at most
 // 5% of the first run's bytes and no row, and under [revisit] at least
@@ -68,6 +69,7 @@ type row struct {
 	seconds          float64
 	cpu, process     float64
 	faults           int64
+	alloc            uint64
 	requests, notMod int
 	skipped, rows    int
 	bytes            int64
@@ -91,7 +93,7 @@ func main() {
 	}
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
-	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the first unchanged rerun under [revisit] to this file")
+	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of each unchanged rerun under [revisit] to this file name with the rerun's number added (F.1 to F.n; go tool pprof reads them together)")
 	modes := flag.String("modes", "conditional,revisit", "the modes to measure, comma-separated")
 	flag.IntVar(&reruns, "reruns", 5, "how many times to run the unchanged rerun; each must meet the goals")
 	flag.Parse()
@@ -123,14 +125,14 @@ func main() {
 		}
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "items\tmode\trun\tseconds\tvs first\tCPU s\tpage faults\tprocess s\trequests\tnot modified\tskipped\tbody MiB\tvs first\trows\t")
+	fmt.Fprintln(w, "items\tmode\trun\tseconds\tvs first\tCPU s\talloc MiB\tpage faults\tprocess s\trequests\tnot modified\tskipped\tbody MiB\tvs first\trows\t")
 	var first row
 	for _, r := range rows {
 		if r.run == "first" {
 			first = r
 		}
-		fmt.Fprintf(w, "%d\t%s\t%s\t%.3f\t%.1fx\t%.3f\t%d\t%.3f\t%d\t%d\t%d\t%.1f\t%.1f%%\t%d\t\n", r.items, r.mode, r.run, r.seconds,
-			first.seconds/max(r.seconds, 1e-6), r.cpu, r.faults, r.process, r.requests, r.notMod, r.skipped, float64(r.bytes)/(1<<20),
+		fmt.Fprintf(w, "%d\t%s\t%s\t%.3f\t%.1fx\t%.3f\t%.1f\t%d\t%.3f\t%d\t%d\t%d\t%.1f\t%.1f%%\t%d\t\n", r.items, r.mode, r.run, r.seconds,
+			first.seconds/max(r.seconds, 1e-6), r.cpu, float64(r.alloc)/(1<<20), r.faults, r.process, r.requests, r.notMod, r.skipped, float64(r.bytes)/(1<<20),
 			100*float64(r.bytes)/float64(max(first.bytes, 1)), r.rows)
 	}
 	_ = w.Flush()
@@ -163,8 +165,8 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 			return row{}, err
 		}
 		rq := runRequest{StartURL: catalogsite.StartURL(site.URL), Dir: dir, Concurrency: concurrency, Extra: extra, Offset: off}
-		if cpuProfile != "" && mode == "revisit" && name == "unchanged 1/"+strconv.Itoa(reruns) {
-			rq.CPUProfile = cpuProfile
+		if cpuProfile != "" && mode == "revisit" && strings.HasPrefix(name, "unchanged ") {
+			rq.CPUProfile = cpuProfile + "." + strings.TrimPrefix(strings.Split(name, "/")[0], "unchanged ")
 		}
 		res, process, err := runInChild(rq)
 		if err != nil {
@@ -175,7 +177,7 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 			return row{}, askErr
 		}
 		rep := res.Report
-		r := row{items: n, mode: mode, run: name, seconds: res.Seconds, cpu: res.CPU, faults: res.Faults, process: process, requests: rep.Requests.Total,
+		r := row{items: n, mode: mode, run: name, seconds: res.Seconds, cpu: res.CPU, alloc: res.Alloc, faults: res.Faults, process: process, requests: rep.Requests.Total,
 			notMod: rep.Requests.NotModified, skipped: rep.Items.Skipped, rows: rep.Export.Rows, bytes: bytes, report: rep}
 		switch {
 		case res.Err != "":
