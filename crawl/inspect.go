@@ -79,6 +79,7 @@ func (e *Engine) InspectEntry(ctx context.Context, entry Entry) Inspection {
 	r := &run{e: e, rc: &RunContext{ctx: ctx, runID: e.s.RunID}, budget: &budget{}}
 	r.slots = newRequestSlots(1)
 	r.ahead = newLookahead(r, r.slots)
+	defer r.ahead.close()
 	c := r.visit(ctx, Queued{Entry: entry}, e.s.Retries, false)
 	in.URL, in.AnsweredBy, in.Requests = norm, c.answeredBy, c.requests
 	in.Status, in.ContentType, in.Charset, in.Bytes = c.status, c.contentType, c.charset, c.bytes

@@ -50,7 +50,24 @@ type lookahead struct {
 	// or passed over): close counts those that went out.
 	live   map[*ahead]struct{}
 	closed bool
-	wg     sync.WaitGroup
+	// jobs are the requests launched and not yet made; runners make
+	// them. A runner is started when a job finds none idle, up to the
+	// window, and kept until close: a request's memo decode and exchange
+	// need a deeper stack than a new goroutine starts with, and a
+	// goroutine per request would grow its stack anew each time, on
+	// fresh memory.
+	jobs    []aheadJob
+	runners int
+	idle    int
+	wake    *sync.Cond
+	wg      sync.WaitGroup
+}
+
+// aheadJob is a request launched ahead, for one of the lookahead's
+// goroutines to make.
+type aheadJob struct {
+	e Entry
+	a *ahead
 }
 
 // pendingAhead is a listing page to request ahead once the window has
@@ -81,8 +98,32 @@ type ahead struct {
 }
 
 func newLookahead(r *run, slots requestSlots) *lookahead {
-	return &lookahead{r: r, slots: slots, window: cap(slots),
+	l := &lookahead{r: r, slots: slots, window: cap(slots),
 		parked: map[string]*ahead{}, tried: map[string]bool{}, live: map[*ahead]struct{}{}}
+	l.wake = sync.NewCond(&l.mu)
+	return l
+}
+
+// runner makes the requests launched ahead, until close and none is left.
+func (l *lookahead) runner() {
+	defer l.wg.Done()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		for len(l.jobs) == 0 {
+			if l.closed {
+				return
+			}
+			l.idle++
+			l.wake.Wait()
+			l.idle--
+		}
+		j := l.jobs[0]
+		l.jobs = l.jobs[1:]
+		l.mu.Unlock()
+		l.request(j.e, j.a)
+		l.mu.Lock()
+	}
 }
 
 // follow requests ahead the listing pages m links to, as far as the window
@@ -115,8 +156,14 @@ func (l *lookahead) launchLocked() {
 		l.open++
 		l.parked[p.e.URL] = a
 		l.live[a] = struct{}{}
-		l.wg.Add(1)
-		go l.request(p.e, a)
+		l.jobs = append(l.jobs, aheadJob{e: p.e, a: a})
+		if len(l.jobs) <= l.idle {
+			l.wake.Signal()
+		} else if l.runners < l.window {
+			l.runners++
+			l.wg.Add(1)
+			go l.runner()
+		}
 	}
 }
 
@@ -124,7 +171,6 @@ func (l *lookahead) launchLocked() {
 // make it conditional and a slot is free; otherwise it leaves the page to
 // its worker. The chain goes on from its memo as it goes out.
 func (l *lookahead) request(e Entry, a *ahead) {
-	defer l.wg.Done()
 	defer close(a.done)
 	if !l.ask(e, a) {
 		l.mu.Lock()
@@ -233,6 +279,7 @@ func (l *lookahead) close() int {
 	l.mu.Lock()
 	l.closed = true
 	l.waiting = nil
+	l.wake.Broadcast()
 	l.mu.Unlock()
 	l.wg.Wait()
 	untaken := 0
