@@ -119,11 +119,8 @@ const memoChunk = 256
 // they are due, chunk by chunk; a page in a chunk that could not be read
 // has none (it is fetched).
 func (r *run) itemDues(urls []string) []PageDue {
-	out := make([]PageDue, len(urls))
-	if r.e.d.Store == nil {
-		return out
-	}
-	for from := 0; from < len(urls); from += memoChunk {
+	var out []PageDue
+	for from := 0; from < len(urls) && r.e.d.Store != nil; from += memoChunk {
 		chunk := urls[from:min(from+memoChunk, len(urls))]
 		ds, err := r.e.d.Store.Dues(chunk)
 		if err == nil && len(ds) != len(chunk) {
@@ -133,7 +130,16 @@ func (r *run) itemDues(urls []string) []PageDue {
 			r.e.log.Warn("cannot read what the state keeps of some item pages; fetching them", "pages", len(chunk), "err", err)
 			continue
 		}
+		if len(chunk) == len(urls) {
+			return ds // one chunk: the store's answer is the whole
+		}
+		if out == nil {
+			out = make([]PageDue, len(urls))
+		}
 		copy(out[from:], ds)
+	}
+	if out == nil {
+		out = make([]PageDue, len(urls))
 	}
 	return out
 }

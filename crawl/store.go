@@ -74,7 +74,7 @@ type Store interface {
 	Memo(url string) (*PageMemo, error)
 	// Dues returns what a revisit policy reads of the memos of the pages
 	// at urls, in one go: for each, the PageDue of what Memo returns, with
-	// Found false when it returns nil.
+	// Found false when it returns nil. The slice is the caller's.
 	Dues(urls []string) ([]PageDue, error)
 }
 
