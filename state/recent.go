@@ -85,7 +85,8 @@ func loadRecentURLs(r *recentURLs, tx *bolt.Tx) {
 	})
 }
 
-// recentView is the recent part as one transaction sees it.
+// recentView is the recent part as one transaction sees it. bucket, which
+// only writes use, is nil in a read transaction's view.
 type recentView struct {
 	recentChanges[urlHash, indexEntry]
 	bucket *bolt.Bucket
@@ -152,12 +153,12 @@ func (db *DB) writingOf(tx *bolt.Tx) *writingRecent {
 // recentViewOf returns the recent part as tx sees it: one view per write
 // transaction, applied to the map when it commits.
 func (db *DB) recentViewOf(tx *bolt.Tx) *recentView {
-	bucket := tx.Bucket(bucketURLsRecent)
-	if !tx.Writable() {
-		return &recentView{recentChanges: newRecentChanges(db.recent, false), bucket: bucket}
+	if !tx.Writable() { // reads go to the map, never to the bucket
+		return &recentView{recentChanges: newRecentChanges(db.recent, false)}
 	}
 	w := db.writingOf(tx)
 	if w.urls == nil {
+		bucket := tx.Bucket(bucketURLsRecent)
 		bucket.FillPercent = 1.0 // appended in page order
 		w.urls = &recentView{recentChanges: newRecentChanges(db.recent, true), bucket: bucket}
 	}
@@ -181,7 +182,7 @@ func (db *DB) urlRunsOf(tx *bolt.Tx) *runsView {
 // where field says; a new one for a read transaction.
 func (db *DB) getterOf(tx *bolt.Tx, b *bolt.Bucket, field func(*writingRecent) **bucketGetter) *bucketGetter {
 	if !tx.Writable() {
-		return &bucketGetter{b: b}
+		return &bucketGetter{b: b, steps: true}
 	}
 	g := field(db.writingOf(tx))
 	if *g == nil {

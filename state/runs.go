@@ -246,12 +246,15 @@ func (s *runSet) sealed(n int) {
 type runsView struct {
 	set  *runSet
 	runs []run
-	base *bolt.Bucket
-	// container and buckets are opened as lookups need them: buckets[i]
-	// is runs[i]'s, nil when the transaction has none (yet, or any more).
-	container *bolt.Bucket
-	buckets   []*bolt.Bucket
-	opened    []bool
+	tx   *bolt.Tx
+	// base, container and buckets are opened as lookups need them
+	// (rooted says base and container are): buckets[i] is runs[i]'s, nil
+	// when the transaction has none (yet, or any more). A reader whose
+	// keys are all in the recent part opens none.
+	rooted          bool
+	base, container *bolt.Bucket
+	buckets         []*bolt.Bucket
+	opened          []bool
 	// getters[i] looks keys up in buckets[i], the last one in the base
 	// (see bucketGetter).
 	getters []bucketGetter
@@ -261,8 +264,16 @@ type runsView struct {
 // DB.readSeen, the writer anywhere.
 func (s *runSet) view(tx *bolt.Tx) *runsView {
 	n := len(s.runs)
-	return &runsView{set: s, runs: s.runs, base: tx.Bucket(s.base), container: tx.Bucket(s.container),
+	return &runsView{set: s, runs: s.runs, tx: tx,
 		buckets: make([]*bolt.Bucket, n), opened: make([]bool, n), getters: make([]bucketGetter, n+1)}
+}
+
+// root opens the base and the container, once.
+func (v *runsView) root() {
+	if !v.rooted {
+		v.rooted = true
+		v.base, v.container = v.tx.Bucket(v.set.base), v.tx.Bucket(v.set.container)
+	}
 }
 
 // bucket returns the bucket of the view's run i, nil when the
@@ -270,7 +281,7 @@ func (s *runSet) view(tx *bolt.Tx) *runsView {
 func (v *runsView) bucket(i int) *bolt.Bucket {
 	if !v.opened[i] {
 		v.opened[i] = true
-		if v.container != nil {
+		if v.root(); v.container != nil {
 			v.buckets[i] = v.container.Bucket(v.runs[i].name)
 		}
 	}
@@ -294,7 +305,7 @@ func (v *runsView) locate(key []byte) (val []byte, b *bolt.Bucket, at int) {
 			}
 		}
 	}
-	if v.base != nil && (!v.set.loaded || v.set.baseCount > 0 && v.set.baseFilter.mayHoldAt(locations)) {
+	if v.root(); v.base != nil && (!v.set.loaded || v.set.baseCount > 0 && v.set.baseFilter.mayHoldAt(locations)) {
 		if val := v.lookup(len(v.runs), v.base, key); val != nil {
 			return val, v.base, -1
 		}
@@ -340,7 +351,7 @@ func (v *runsView) delete(key []byte) error {
 // forEach calls fn for every key of the runs, the base's first, then the
 // runs' from the oldest.
 func (v *runsView) forEach(fn func(k, val []byte) error) error {
-	if v.base != nil {
+	if v.root(); v.base != nil {
 		if err := v.base.ForEach(fn); err != nil {
 			return err
 		}
@@ -363,7 +374,7 @@ func (v *runsView) cursor() *mergedCursor {
 			cursors = append(cursors, b.Cursor())
 		}
 	}
-	if v.base != nil {
+	if v.root(); v.base != nil {
 		cursors = append(cursors, v.base.Cursor())
 	}
 	return newMergedCursor(cursors)
@@ -453,17 +464,50 @@ func isRunKey(k []byte) bool {
 // bucketGetter looks keys up in one bucket through a cursor it keeps: a
 // cursor that seeks again reuses its stack, where bbolt's Get makes a new
 // cursor and grows its stack for every lookup.
+//
+// In a read transaction it also steps: a key after the one the cursor is
+// on is first looked for in the next entry, which is on the same page
+// most of the time, before it seeks from the root. Item pages are
+// numbered in the order their listing linked them, so a rerun's reads of
+// a listing's item memos go key after key. A write transaction seeks
+// every time: bbolt's cursor is not to be trusted after a Put.
 type bucketGetter struct {
 	b *bolt.Bucket
 	c *bolt.Cursor
+	// tx and name, when b is nil, name the bucket to open at the first
+	// lookup; a bucket tx does not hold answers nothing.
+	tx   *bolt.Tx
+	name []byte
+	// steps says the getter may step (a read transaction's); at is the
+	// key the cursor is on, nil before the first lookup and at the end.
+	steps bool
+	at    []byte
 }
 
 // get returns the value of key, nil when the bucket does not hold it.
 func (g *bucketGetter) get(key []byte) []byte {
 	if g.c == nil {
+		if g.b == nil && g.tx != nil {
+			g.b = g.tx.Bucket(g.name)
+		}
+		if g.b == nil {
+			return nil
+		}
 		g.c = g.b.Cursor()
 	}
-	if k, v := g.c.Seek(key); bytes.Equal(k, key) {
+	if g.steps && g.at != nil && bytes.Compare(key, g.at) > 0 {
+		k, v := g.c.Next()
+		g.at = k
+		switch c := bytes.Compare(k, key); {
+		case k == nil || c > 0:
+			return nil // the entry after the one before key is past it
+		case c == 0:
+			return v
+		}
+	}
+	k, v := g.c.Seek(key)
+	g.at = k
+	if bytes.Equal(k, key) {
 		return v
 	}
 	return nil

@@ -61,8 +61,12 @@ func seenKey(url string) []byte {
 // number (0: none yet).
 type seenMark struct{ traversal, skipped, page uint64 }
 
-// seenSet reads and writes the seen set inside one transaction.
+// seenSet reads and writes the seen set inside one transaction. A write
+// transaction's has marks and meta open; a read transaction's opens the
+// marks when it first looks one up (most readers only look page numbers
+// up), and meta not at all.
 type seenSet struct {
+	tx          *bolt.Tx
 	marks, meta *bolt.Bucket
 	// urls is the URL index's runs (see runs.go), recent its recent part
 	// (see recent.go).
@@ -75,12 +79,14 @@ type seenSet struct {
 // seenOf returns the seen set of a transaction. A read transaction that
 // looks URLs up must be one of readSeen.
 func (db *DB) seenOf(tx *bolt.Tx) seenSet {
-	s := seenSet{marks: tx.Bucket(bucketMarks), meta: tx.Bucket(bucketMeta), recent: db.recentViewOf(tx)}
-	s.urls = db.urlRunsOf(tx)
-	s.markGet = db.getterOf(tx, s.marks, func(w *writingRecent) **bucketGetter { return &w.marks })
-	if tx.Writable() {
-		s.marks.FillPercent = marksFillPercent
+	s := seenSet{tx: tx, recent: db.recentViewOf(tx), urls: db.urlRunsOf(tx)}
+	if !tx.Writable() {
+		s.markGet = &bucketGetter{tx: tx, name: bucketMarks, steps: true}
+		return s
 	}
+	s.marks, s.meta = tx.Bucket(bucketMarks), tx.Bucket(bucketMeta)
+	s.markGet = db.getterOf(tx, s.marks, func(w *writingRecent) **bucketGetter { return &w.marks })
+	s.marks.FillPercent = marksFillPercent
 	return s
 }
 
@@ -230,8 +236,12 @@ func (s *pageSet) add(page uint64) {
 // marked reads the marks bucket once, in page order, and returns the
 // pages whose mark keep accepts.
 func (s seenSet) marked(keep func(traversal, skipped uint64) bool) pageSet {
-	set := make(pageSet, 0, getUint(s.meta, keyPageSeq)/64+1)
-	_ = s.marks.ForEach(func(k, v []byte) error {
+	marks, meta := s.marks, s.meta
+	if marks == nil { // a read transaction's
+		marks, meta = s.tx.Bucket(bucketMarks), s.tx.Bucket(bucketMeta)
+	}
+	set := make(pageSet, 0, getUint(meta, keyPageSeq)/64+1)
+	_ = marks.ForEach(func(k, v []byte) error {
 		if keep(decodeMark(v)) {
 			set.add(decodePage(k))
 		}
