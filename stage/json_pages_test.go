@@ -36,7 +36,8 @@ stock        = { json = "sum(variants[].stock)", type = "int64" }
 // TestRun_9MBJSONPagesUnderTheSoftLimit runs the stage on a loopback JSON
 // API with two start URLs, each answering one 9 MB listing page of 18,000
 // products (without a Content-Length, as a gunzipped page arrives), under
-// the binary's own GOGC and soft memory limit (internal/gctune): every
+// the binary's own GOGC and the soft memory limit it sets in a 64 MiB
+// cgroup (internal/gctune): every
 // product is exported with its values, and the run holds at most 56 MiB
 // more than before at its peak (about 41 MiB: a page's body, its 18,000
 // items and the next page's read; reading the pages as trees held
@@ -62,7 +63,7 @@ func TestRun_9MBJSONPagesUnderTheSoftLimit(t *testing.T) {
 		srv.URL+"/api/products?chain=0", srv.URL+"/api/products?chain=1")
 
 	defer debug.SetGCPercent(debug.SetGCPercent(gctune.DefaultGCPercent))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(gctune.DefaultMemoryLimit))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(gctune.MemoryLimitFor(64 << 20)))
 	var rep verdict.RunReport
 	peak, before := heappeak.Measure(func() { rep = f.run(cfg, Options{}) })
 	t.Logf("live heap %.1f MB before the run, %.1f MB at its peak", float64(before)/1e6, float64(peak)/1e6)
