@@ -13,18 +13,9 @@ import (
 // listing's item memos), in jumps back and forth, and past the last key:
 // a getter that steps answers as the bucket's Get does every time.
 func TestBucketGetterAnswersAsGet(t *testing.T) {
-	db, err := bolt.Open(t.TempDir()+"/getter.db", 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	// Even numbers from 2 to 4,000: every odd key, 0 and what is past
 	// the last are absent. 2,000 values of 40 bytes fill many pages.
-	err = db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucket([]byte("b"))
-		if err != nil {
-			return err
-		}
+	db := scratchBucket(t, func(b *bolt.Bucket) error {
 		for n := uint64(2); n <= 4000; n += 2 {
 			if err := b.Put(pageKey(n), bytes.Repeat([]byte{byte(n)}, 40)); err != nil {
 				return err
@@ -32,9 +23,6 @@ func TestBucketGetterAnswersAsGet(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var order []uint64
 	for from := uint64(0); from < 4010; from += 97 { // runs forward, key after key
 		for n := from; n < from+30; n++ {
@@ -46,7 +34,7 @@ func TestBucketGetterAnswersAsGet(t *testing.T) {
 		order = append(order, rng.Uint64N(4010))
 	}
 	order = append(order, 3998, 3999, 4000, 4001, 4002, 5000, 4000, 1, 2, 3, 4)
-	err = db.View(func(tx *bolt.Tx) error {
+	err := db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("b"))
 		g := &bucketGetter{b: b, steps: true}
 		steps := 0
@@ -68,4 +56,27 @@ func TestBucketGetterAnswersAsGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// scratchBucket opens a bbolt file of the test's own, calls fill with a new
+// bucket "b" of it in a write transaction, and returns the file, closed
+// when the test ends.
+func scratchBucket(t *testing.T, fill func(b *bolt.Bucket) error) *bolt.DB {
+	t.Helper()
+	db, err := bolt.Open(t.TempDir()+"/scratch.db", 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	err = db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("b"))
+		if err != nil {
+			return err
+		}
+		return fill(b)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

@@ -282,16 +282,7 @@ func TestFoldKeepsAURLQueuedDuringIt(t *testing.T) {
 // sizes its map as it loads, is the count of numbers from the first key
 // to the last, within the limit.
 func TestKeySpanBoundsARecentPart(t *testing.T) {
-	db, err := bolt.Open(t.TempDir()+"/span.db", 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(func(tx *bolt.Tx) error {
-		b, err := tx.CreateBucket([]byte("b"))
-		if err != nil {
-			return err
-		}
+	scratchBucket(t, func(b *bolt.Bucket) error {
 		if got := keySpan(b, 100); got != 0 {
 			t.Errorf("empty bucket: span %d, want 0", got)
 		}
@@ -314,7 +305,4 @@ func TestKeySpanBoundsARecentPart(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
