@@ -11,7 +11,9 @@ import (
 // TestBucketGetterAnswersAsGet looks up keys of a bucket of several pages,
 // present and absent, in runs that go key after key (as a rerun reads a
 // listing's item memos), in jumps back and forth, and past the last key:
-// a getter that steps answers as the bucket's Get does every time.
+// a getter that steps answers as the bucket's Get does every time. The
+// getter opens its bucket at its first lookup; one of a bucket the file
+// does not hold answers nothing.
 func TestBucketGetterAnswersAsGet(t *testing.T) {
 	// Even numbers from 2 to 4,000: every odd key, 0 and what is past
 	// the last are absent. 2,000 values of 40 bytes fill many pages.
@@ -36,7 +38,11 @@ func TestBucketGetterAnswersAsGet(t *testing.T) {
 	order = append(order, 3998, 3999, 4000, 4001, 4002, 5000, 4000, 1, 2, 3, 4)
 	err := db.View(func(tx *bolt.Tx) error {
 		b := tx.Bucket([]byte("b"))
-		g := &bucketGetter{b: b, steps: true}
+		// Opened at the first lookup, as a read transaction's marks are.
+		g := &bucketGetter{tx: tx, name: []byte("b"), steps: true}
+		if none := (&bucketGetter{tx: tx, name: []byte("none")}).get(pageKey(2)); none != nil {
+			t.Errorf("a getter of a bucket the file does not hold answered %v", none)
+		}
 		steps := 0
 		for i, n := range order {
 			at := g.at
