@@ -159,15 +159,15 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		extra += revisitTOML
 	}
 	var rows []row
-	run := func(name string, off time.Duration) (row, error) {
+	// run makes one run; profile names the file of its CPU profile, if
+	// any.
+	run := func(name string, off time.Duration, profile string) (row, error) {
 		var ok bool
 		if err := site.ask("reset", &ok); err != nil {
 			return row{}, err
 		}
-		rq := runRequest{StartURL: catalogsite.StartURL(site.URL), Dir: dir, Concurrency: concurrency, Extra: extra, Offset: off}
-		if cpuProfile != "" && mode == "revisit" && strings.HasPrefix(name, "unchanged ") {
-			rq.CPUProfile = cpuProfile + "." + strings.TrimPrefix(strings.Split(name, "/")[0], "unchanged ")
-		}
+		rq := runRequest{StartURL: catalogsite.StartURL(site.URL), Dir: dir, Concurrency: concurrency, Extra: extra, Offset: off,
+			CPUProfile: profile}
 		res, process, err := runInChild(rq)
 		if err != nil {
 			return row{}, fmt.Errorf("%s run: %w", name, err)
@@ -188,7 +188,7 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		rows = append(rows, r)
 		return r, err
 	}
-	first, err := run("first", 0)
+	first, err := run("first", 0, "")
 	if err != nil {
 		return nil, false, err
 	}
@@ -197,7 +197,11 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	// goals.
 	var sames []row
 	for i := range reruns {
-		same, err := run(fmt.Sprintf("unchanged %d/%d", i+1, reruns), time.Hour)
+		profile := ""
+		if cpuProfile != "" && mode == "revisit" {
+			profile = fmt.Sprintf("%s.%d", cpuProfile, i+1)
+		}
+		same, err := run(fmt.Sprintf("unchanged %d/%d", i+1, reruns), time.Hour, profile)
 		if err != nil {
 			return nil, false, err
 		}
@@ -207,11 +211,11 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	if err := site.ask("step 1", &step); err != nil {
 		return nil, false, err
 	}
-	after, err := run("after a step", 2*time.Hour)
+	after, err := run("after a step", 2*time.Hour, "")
 	if err != nil {
 		return nil, false, err
 	}
-	later, err := run("max_after later", 14*24*time.Hour+3*time.Hour)
+	later, err := run("max_after later", 14*24*time.Hour+3*time.Hour, "")
 	if err != nil {
 		return nil, false, err
 	}

@@ -21,11 +21,12 @@ const DefaultGCPercent = 200
 // set GOMEMLIMIT and no cgroup memory limit asks for less (see
 // MemoryLimitFor): past it the collector runs as often as needed, so the
 // headroom DefaultGCPercent buys stays bounded however large the crawl.
-// A first crawl of 200,000 items ran about 14 % faster under 48 MiB than
-// under 32 MiB (five runs of each, alternated), where the collector ran more
-// often and the runtime handed pages back to the kernel that it then
-// faulted in again; under 64 MiB, or none, the heap touched more fresh
-// pages and ran no faster.
+// On the 2-core virtual machine it was measured on, a first crawl of
+// 200,000 items ran about 14 % faster under 48 MiB than under 32 MiB
+// (bench/stagebench, five runs of each, alternated), where the collector
+// ran more often and the runtime handed pages back to the kernel that it
+// then faulted in again; under 64 MiB, or none, the heap touched more
+// fresh pages and ran no faster.
 const DefaultMemoryLimit = 48 << 20
 
 // MemoryLimitFor returns the soft memory limit for a process whose cgroup
