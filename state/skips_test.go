@@ -3,6 +3,7 @@ package state
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -87,5 +88,33 @@ func TestSkipsAreMarkedOnceInPageOrder(t *testing.T) {
 	}
 	if c, err := db.Commit(b); err != nil || c.Skipped != 0 {
 		t.Fatalf("second commit = %+v, %v; want nothing skipped again", c, err)
+	}
+}
+
+// TestSortSkipsByPage: marks are sorted by page number, the same page's by
+// their place in the batch, whether their numbers pack into one integer
+// with their places or not (a page number over 2^40).
+func TestSortSkipsByPage(t *testing.T) {
+	for _, base := range []uint64{1, 1 << 41} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		var marks []skipMark
+		for i := range 500 {
+			marks = append(marks, skipMark{skip: i, mark: seenMark{page: base + uint64(rng.IntN(200))}})
+		}
+		sorted := sortSkipsByPage(slices.Clone(marks))
+		if len(sorted) != len(marks) {
+			t.Fatalf("base %d: %d marks sorted, want %d", base, len(sorted), len(marks))
+		}
+		for i := 1; i < len(sorted); i++ {
+			a, b := sorted[i-1], sorted[i]
+			if a.mark.page > b.mark.page || a.mark.page == b.mark.page && a.skip >= b.skip {
+				t.Fatalf("base %d: mark %d (page %d, place %d) after mark %d (page %d, place %d)", base, i, b.mark.page, b.skip, i-1, a.mark.page, a.skip)
+			}
+		}
+		for _, s := range sorted {
+			if marks[s.skip].mark != s.mark {
+				t.Fatalf("base %d: mark %+v is not the batch's mark at its place", base, s)
+			}
+		}
 	}
 }
