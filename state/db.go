@@ -1,7 +1,8 @@
 // Package state keeps a config's crawl state in a bbolt file, state.db, in
 // the config's storage path: the queue, the URLs seen in the current
 // traversal with their page numbers (see seen.go; the newest of them are
-// held in memory too, see recent.go), the URLs that failed, the items with
+// held in memory too, see recent.go; the pages a traversal skipped are
+// bits of a bitmap, see skipbits.go), the URLs that failed, the items with
 // their content hashes (the newest indexed in memory too, see
 // recentitems.go), the item versions not yet exported, and the pages'
 // memos by page number (see memo.go). The URL index and the item records
@@ -38,7 +39,7 @@ const FileName = "state.db"
 
 // formatVersion numbers the layout of the buckets; a file with another
 // number is refused rather than misread.
-const formatVersion = 11
+const formatVersion = 12
 
 var (
 	bucketMeta     = []byte("meta")
@@ -71,7 +72,7 @@ var (
 
 // buckets lists every bucket of the format.
 var buckets = [][]byte{bucketMeta, bucketQueue, bucketURLs, bucketURLsRecent, bucketURLRuns, bucketMarks, bucketFailed, bucketItems,
-	bucketItemsRecent, bucketItemRuns, bucketVersions, bucketPublishing, bucketPublished, bucketMemos, bucketMoves}
+	bucketItemsRecent, bucketItemRuns, bucketVersions, bucketPublishing, bucketPublished, bucketMemos, bucketMoves, bucketSkips}
 
 // DB is an open state file. It implements crawl.Store. A method that
 // finds the file damaged returns an error that matches ErrCorrupt, and
@@ -286,10 +287,13 @@ func (db *DB) initFormat(tx *bolt.Tx) error {
 		// item record, both behind flags a format 3 record lacks;
 		// format 5 the page memos, in a bucket of their own.
 		return putUint(meta, keyFormat, formatVersion)
-	case 9, 10:
+	case 9, 10, 11:
 		// Format 10 adds the recent parts of the URL index and of the
 		// item records, format 11 their runs (see runs.go), buckets of
 		// their own, made above; the trees before are the runs' bases.
+		// Format 12 the bitmaps of skipped pages (see skipbits.go), a
+		// bucket of its own too: the marks format 11 wrote for skips
+		// read as they did.
 		db.origin.UpgradedFrom = int(v)
 		return putUint(meta, keyFormat, formatVersion)
 	case 5, 6, 7, 8:

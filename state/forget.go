@@ -36,7 +36,10 @@ func (db *DB) forget(traversal uint64) (int, error) {
 			if recent == nil {
 				// The URLs a traversal after the first linked again, from
 				// one read of the marks, not a read per URL.
-				recent = seen.marked(func(t, _ uint64) bool { return t > last })
+				var err error
+				if recent, err = seen.queuedAfter(last); err != nil {
+					return err
+				}
 			}
 			c := seen.urls.cursor()
 			k, v := c.first()

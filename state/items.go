@@ -129,6 +129,7 @@ func (w itemWriter) lastSeen(key string, rec *itemRecord) uint64 {
 	if rec.page != 0 {
 		m.page = rec.page
 		m.traversal, m.skipped = decodeMark(w.seen.markGet.get(pageKey(m.page)))
+		m.traversal, m.skipped = w.seen.withSkips(m.page, m.traversal, m.skipped)
 	} else {
 		m, _ = w.seen.get(seenKey(rec.url))
 	}

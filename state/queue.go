@@ -139,11 +139,11 @@ type skipMark struct {
 
 // planSkips reads the marks of the skipped pages, drops those the
 // traversal already marked (and a page skipped twice: the first of its
-// skips is kept), and lists the marks to write by page number, which keys
-// them: the first rerun that skips a page inserts its mark, and inserted
-// in random page order the marks would cost a copy of a node's tail each
-// (see insertionOrder). A page the set does not hold yet (0) gets the
-// next number when marked, so it goes last, in key order.
+// skips is kept), and lists the marks to write by page number: each is a
+// bit of the traversal's skip bitmap (see skipbits.go), whose chunks the
+// page numbers key. A page the set does not hold yet (0) gets the next
+// number when marked, and a mark in the marks bucket, so it goes last,
+// in key order (see insertionOrder).
 //
 // The marks are read in page order, each a step of one cursor from the
 // one before (no mark is written while they are read).
@@ -162,7 +162,7 @@ func (c *batchCursor) planSkips(seen seenSet, traversal uint64) {
 		marks[paged] = s
 		paged++
 	}
-	marks = sortSkipsByPage(marks[:paged])
+	marks = sortedByPage(marks[:paged], func(s *skipMark) uint64 { return s.mark.page })
 	// A page number is one URL's: the same page is the same page skipped
 	// again.
 	marks = slices.CompactFunc(marks, func(a, b skipMark) bool { return a.mark.page == b.mark.page })
@@ -175,6 +175,7 @@ func (c *batchCursor) planSkips(seen seenSet, traversal uint64) {
 		if v := get.get(pageKey(s.mark.page)); v != nil {
 			s.mark.traversal, s.mark.skipped = decodeMark(v)
 		}
+		s.mark.traversal, s.mark.skipped = seen.withSkips(s.mark.page, s.mark.traversal, s.mark.skipped)
 		if s.mark.traversal == traversal {
 			continue
 		}
@@ -188,35 +189,29 @@ func (c *batchCursor) planSkips(seen seenSet, traversal uint64) {
 	c.skipsPlanned = true
 }
 
-// sortSkipsByPage sorts marks by page number, then by place in the batch.
-// The pages come about as their listings linked them, but from listings
-// answered out of order: a sort of the marks themselves (72 bytes each)
-// spent most of its time moving them. Page numbers and places are packed
-// into one integer each when they fit, sorted, and the marks laid out in
-// that order once.
-func sortSkipsByPage(marks []skipMark) []skipMark {
+// sortedByPage returns xs sorted by the page numbers page gives, those of
+// the same page in the order they had. Sorting structs whose pages came
+// in about random order spent most of its time moving them: page numbers
+// and places are packed into one integer each when they fit, those
+// sorted, and the structs laid out in that order once.
+func sortedByPage[T any](xs []T, page func(*T) uint64) []T {
 	const placeBits = 24
-	fits := len(marks) < 1<<placeBits
-	for i := 0; fits && i < len(marks); i++ {
-		fits = marks[i].mark.page < 1<<(64-placeBits)
+	fits := len(xs) < 1<<placeBits
+	for i := 0; fits && i < len(xs); i++ {
+		fits = page(&xs[i]) < 1<<(64-placeBits)
 	}
 	if !fits {
-		slices.SortFunc(marks, func(a, b skipMark) int {
-			if c := cmp.Compare(a.mark.page, b.mark.page); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.skip, b.skip)
-		})
-		return marks
+		slices.SortStableFunc(xs, func(a, b T) int { return cmp.Compare(page(&a), page(&b)) })
+		return xs
 	}
-	packed := make([]uint64, len(marks))
-	for i := range marks {
-		packed[i] = marks[i].mark.page<<placeBits | uint64(i)
+	packed := make([]uint64, len(xs))
+	for i := range xs {
+		packed[i] = page(&xs[i])<<placeBits | uint64(i)
 	}
 	slices.Sort(packed)
-	out := make([]skipMark, len(marks))
+	out := make([]T, len(xs))
 	for i, p := range packed {
-		out[i] = marks[p&(1<<placeBits-1)]
+		out[i] = xs[p&(1<<placeBits-1)]
 	}
 	return out
 }
@@ -261,11 +256,16 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	for c.skipped < len(c.marks) && !full {
 		s := &c.marks[c.skipped]
 		c.skipped++
-		if err := seen.put(s.key, &s.mark); err != nil {
+		if s.mark.page != 0 {
+			seen.skip(s.mark.page, db.traversal)
+		} else if err := seen.put(s.key, &s.mark); err != nil {
 			return full, err
 		}
 		counts.Skipped += c.Skipped[s.skip].Items
 		full = db.commitFull(tx)
+	}
+	if err := seen.flushSkips(); err != nil {
+		return full, err
 	}
 	for c.finished < len(c.Done) && !full {
 		d := &c.Done[c.finished]

@@ -136,8 +136,10 @@ type writingRecent struct {
 	urls    *recentView
 	items   *itemRecords
 	urlRuns *runsView
-	// marks and memos look the marks and the memos up.
+	// marks and memos look the marks and the memos up; skips are the
+	// skip bitmaps (see skipbits.go).
 	marks, memos *bucketGetter
+	skips        *skipBits
 }
 
 // writingOf returns the changes to the recent parts of the write

@@ -151,6 +151,13 @@ func checkRecord(bucket string, k, v []byte) error {
 		if !validMark(v) {
 			return fmt.Errorf("seen mark %x is not two varints", v)
 		}
+	case string(bucketSkips):
+		if _, _, ok := decodeSkipKey(k); !ok {
+			return fmt.Errorf("skip bitmap key of %d bytes, not 16", len(k))
+		}
+		if len(v) != skipChunkBytes {
+			return fmt.Errorf("skip bitmap chunk of %d bytes, not %d", len(v), skipChunkBytes)
+		}
 	case string(bucketMoves):
 		if len(v) < 8 {
 			return fmt.Errorf("proposed move of %d bytes is too short", len(v))

@@ -415,5 +415,14 @@ func maxSeenMarks(tx *bolt.Tx) (traversal, page uint64) {
 			return nil
 		})
 	}
+	if b := tx.Bucket(bucketSkips); b != nil {
+		_ = b.ForEach(func(k, v []byte) error {
+			if t, n, ok := decodeSkipKey(k); ok {
+				traversal = max(traversal, t)
+				eachChunkPage(v, n, func(p uint64) { page = max(page, p) })
+			}
+			return nil
+		})
+	}
 	return traversal, page
 }

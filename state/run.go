@@ -37,6 +37,13 @@ func (db *DB) Begin(starts []crawl.Entry) (crawl.Start, error) {
 			}
 		}
 		seen := db.seenOf(tx)
+		if st.NewTraversal {
+			// The bitmaps of the pages skipped before the traversal
+			// before go into the marks (see skipbits.go).
+			if err := seen.skips.fold(traversal, seen.marks); err != nil {
+				return err
+			}
+		}
 		var err error
 		if seq, err = db.moveFailed(tx, seq, traversal); err != nil {
 			return err

@@ -22,22 +22,24 @@ import (
 // adds the number of the last traversal that skipped it: its items were
 // there in that traversal although their records, which carry the last
 // traversal that fetched them, were not written (see itemWriter.lastSeen).
-// Writing the mark alone halves what a skipped page costs a commit.
+// A skip is a bit in the traversal's bitmap of skipped pages, which a
+// page's mark reads with its entry here (see skipbits.go).
 //
 // Page numbers follow the order in which pages are found, which is about
 // the order a crawl finishes them in and the order a listing page links
-// them: the marks a commit writes, and the memos (see memo.go), which the
-// page number keys too, land side by side in the file instead of one per
-// page of a bucket keyed by hash. A rerun that skips a listing's item
-// pages rewrites a few pages of marks, not a page of the index per item;
-// a new URL costs an entry appended to the index's recent part.
+// them: the marks a commit writes, the bits it sets and the memos (see
+// memo.go), which the page number keys too, land side by side in the file
+// instead of one per page of a bucket keyed by hash. A rerun that skips a
+// listing's item pages sets bits in a chunk of a bitmap, not a mark per
+// page; a new URL costs an entry appended to the index's recent part.
 // Format 8 kept the marks in the index's values (see upgrade.go).
 
 var (
 	// bucketURLs is the URL index: URL hash to page number and first
 	// traversal.
 	bucketURLs = []byte("urls")
-	// bucketMarks holds the later seen marks by page number.
+	// bucketMarks holds the later seen marks by page number, but for
+	// skips (see skipbits.go).
 	bucketMarks = []byte("marks")
 )
 
@@ -72,8 +74,10 @@ type seenSet struct {
 	// (see recent.go).
 	urls   *runsView
 	recent *recentView
-	// markGet looks marks up.
+	// markGet looks marks up; skips are the bitmaps of skipped pages
+	// (see skipbits.go).
 	markGet *bucketGetter
+	skips   *skipBits
 }
 
 // seenOf returns the seen set of a transaction. A read transaction that
@@ -82,8 +86,14 @@ func (db *DB) seenOf(tx *bolt.Tx) seenSet {
 	s := seenSet{tx: tx, recent: db.recentViewOf(tx), urls: db.urlRunsOf(tx)}
 	if !tx.Writable() {
 		s.markGet = &bucketGetter{tx: tx, name: bucketMarks, steps: true}
+		s.skips = &skipBits{tx: tx}
 		return s
 	}
+	w := db.writingOf(tx)
+	if w.skips == nil {
+		w.skips = &skipBits{tx: tx}
+	}
+	s.skips = w.skips
 	s.marks, s.meta = tx.Bucket(bucketMarks), tx.Bucket(bucketMeta)
 	s.markGet = db.getterOf(tx, s.marks, func(w *writingRecent) **bucketGetter { return &w.marks })
 	s.marks.FillPercent = marksFillPercent
@@ -117,13 +127,33 @@ func (s seenSet) get(key []byte) (m seenMark, ok bool) {
 }
 
 // markOf returns the traversals of the page's mark: its entry in the marks
-// bucket, or the first traversal the index holds when it has none.
+// bucket, or the first traversal the index holds when it has none, with
+// the skip bitmaps' (see withSkips).
 func (s seenSet) markOf(page, first uint64) (traversal, skipped uint64) {
+	traversal = first
 	if v := s.markGet.get(pageKey(page)); v != nil {
-		return decodeMark(v)
+		traversal, skipped = decodeMark(v)
 	}
-	return first, 0
+	return s.withSkips(page, traversal, skipped)
 }
+
+// withSkips returns a page's mark, whose entry in the marks bucket (or
+// first traversal) says traversal and skipped, with the newest traversal
+// whose skip bitmap holds the page: the greater of each.
+func (s seenSet) withSkips(page, traversal, skipped uint64) (uint64, uint64) {
+	if t := s.skips.latest(page); t != 0 {
+		return max(traversal, t), max(skipped, t)
+	}
+	return traversal, skipped
+}
+
+// skip marks the page seen and skipped in the traversal, in the
+// traversal's skip bitmap; flushSkips writes it before the transaction
+// commits.
+func (s seenSet) skip(page, traversal uint64) { s.skips.set(traversal, page) }
+
+// flushSkips writes what skip set.
+func (s seenSet) flushSkips() error { return s.skips.flush() }
 
 // has reports whether the traversal already queued the URL with this key.
 func (s seenSet) has(key []byte, traversal uint64) bool {
@@ -233,8 +263,22 @@ func (s *pageSet) add(page uint64) {
 	(*s)[i] |= 1 << (page % 64)
 }
 
+// queuedAfter returns the pages whose mark names a traversal after last,
+// from one read of the marks and of the skip bitmaps.
+func (s seenSet) queuedAfter(last uint64) (pageSet, error) {
+	set := s.marked(func(t, _ uint64) bool { return t > last })
+	return set, s.skips.addPages(&set, func(t uint64) bool { return t > last })
+}
+
+// skippedSince returns the pages a traversal from the given one on
+// skipped, from one read of the marks and of the skip bitmaps.
+func (s seenSet) skippedSince(traversal uint64) (pageSet, error) {
+	set := s.marked(func(_, skipped uint64) bool { return skipped >= traversal })
+	return set, s.skips.addPages(&set, func(t uint64) bool { return t >= traversal })
+}
+
 // marked reads the marks bucket once, in page order, and returns the
-// pages whose mark keep accepts.
+// pages whose entry keep accepts (the skip bitmaps are not read).
 func (s seenSet) marked(keep func(traversal, skipped uint64) bool) pageSet {
 	marks, meta := s.marks, s.meta
 	if marks == nil { // a read transaction's

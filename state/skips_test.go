@@ -91,17 +91,17 @@ func TestSkipsAreMarkedOnceInPageOrder(t *testing.T) {
 	}
 }
 
-// TestSortSkipsByPage: marks are sorted by page number, the same page's by
+// TestSortedByPage: marks are sorted by page number, the same page's by
 // their place in the batch, whether their numbers pack into one integer
 // with their places or not (a page number over 2^40).
-func TestSortSkipsByPage(t *testing.T) {
+func TestSortedByPage(t *testing.T) {
 	for _, base := range []uint64{1, 1 << 41} {
 		rng := rand.New(rand.NewPCG(5, 6))
 		var marks []skipMark
 		for i := range 500 {
 			marks = append(marks, skipMark{skip: i, mark: seenMark{page: base + uint64(rng.IntN(200))}})
 		}
-		sorted := sortSkipsByPage(slices.Clone(marks))
+		sorted := sortedByPage(slices.Clone(marks), func(s *skipMark) uint64 { return s.mark.page })
 		if len(sorted) != len(marks) {
 			t.Fatalf("base %d: %d marks sorted, want %d", base, len(sorted), len(marks))
 		}

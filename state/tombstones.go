@@ -25,8 +25,11 @@ func (db *DB) MarkRemoved(traversal uint64, runID string, at time.Time) (int, er
 		}
 		var stale []gone
 		// The pages skipped in the traversal, from one read of the marks.
-		skipped := w.seen.marked(func(_, skipped uint64) bool { return skipped >= traversal })
-		err := w.items.ForEach(func(k, v []byte) error {
+		skipped, err := w.seen.skippedSince(traversal)
+		if err != nil {
+			return err
+		}
+		err = w.items.ForEach(func(k, v []byte) error {
 			rec, err := decodeItemRecord(v)
 			if err != nil {
 				return fmt.Errorf("item %q: %w", k, err)

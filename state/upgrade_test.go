@@ -20,11 +20,12 @@ import (
 // left in older formats: format 7 (memos by URL hash, state at commit
 // ada16ae), format 8 (seen marks in the URL hash's value, state at commit
 // 7970828), format 9 (no recent part of the URL index, state at commit
-// fc26118) and format 10 (no runs: each fold into one tree, state at
-// commit db40dfc, written with both recent parts folding at 2 entries, so
-// that the trees, the runs' bases now, hold most of it), each the file
-// testdata/format<N>.db.gz.
-var upgradeFixtures = []int{7, 8, 9, 10}
+// fc26118), format 10 (no runs: each fold into one tree, state at commit
+// db40dfc, written with both recent parts folding at 2 entries, so that
+// the trees, the runs' bases now, hold most of it) and format 11 (skips
+// marked in the marks bucket, not in bitmaps; state at commit cac7be7),
+// each the file testdata/format<N>.db.gz.
+var upgradeFixtures = []int{7, 8, 9, 10, 11}
 
 // unpackFixture writes testdata/format<format>.db.gz, a state the
 // scenario left in that format, to a new storage folder.
