@@ -56,9 +56,7 @@ func (db *DB) Seen(urls []string) ([]bool, error) {
 // transaction unless that would hold more changed pages than the write
 // budget allows; then it goes on in more. A crash keeps a prefix of the
 // batch, in which every new URL is queued before any URL of the batch is
-// finished, so no page's links are lost; the new URLs themselves are
-// marked in key order (see insertionOrder), so a crash among them keeps
-// some of them, not a prefix.
+// finished, so no page's links are lost.
 func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 	var total crawl.Committed
 	c := batchCursor{Batch: b}
@@ -93,10 +91,8 @@ func (db *DB) Commit(b *crawl.Batch) (crawl.Committed, error) {
 // batchCursor is how far Commit got through a batch.
 type batchCursor struct {
 	*crawl.Batch
-	// order lists the Enqueue indices by seen key, and keys holds each
-	// entry's seen key (see insertionOrder).
-	order []int
-	keys  [][]byte
+	// keys holds each Enqueue entry's seen key (see seenKeys).
+	keys [][]byte
 	// marks are the seen marks the skipped pages get, by page number,
 	// once the first transaction that reaches them has read them (see
 	// planSkips); skipsPlanned says it has.
@@ -110,20 +106,21 @@ func (c *batchCursor) done() bool {
 	return c.enqueued == len(c.Enqueue) && (len(c.Skipped) == 0 || c.skipsPlanned && c.skipped == len(c.marks)) && c.finished == len(c.Done) && c.retried == len(c.Retry)
 }
 
-// insertionOrder sorts the new URLs by their seen key. bbolt keeps a
-// node's entries in a sorted slice until the transaction commits, so
-// inserting keys in random order costs a copy of the slice's tail per
-// key: quadratic in the keys a transaction inserts, which a listing page
-// of 100,000 links turned into minutes. In key order every insert lands
-// at the end of what the transaction added.
-func (c *batchCursor) insertionOrder() {
+// seenKeys computes the seen keys of the new URLs. They are marked seen
+// in the batch's order, which is the order the pages that link them did:
+// a URL the set does not hold gets the next page number, so the URL
+// index's recent part, keyed by page number, is appended to, and the item
+// pages a listing links get numbers in a row. Their memos and marks, which
+// the page number keys too, land side by side, and a rerun that reads a
+// listing's item memos steps from one to the next (see bucketGetter).
+// (Marked in seen key order, as they were while the seen set was keyed by
+// URL hash, a batch's pages got numbers in hash order: a listing's item
+// pages were spread over those of the whole batch.)
+func (c *batchCursor) seenKeys() {
 	c.keys = make([][]byte, len(c.Enqueue))
-	c.order = make([]int, len(c.Enqueue))
 	for i, q := range c.Enqueue {
 		c.keys[i] = seenKey(q.URL)
-		c.order[i] = i
 	}
-	slices.SortStableFunc(c.order, func(a, b int) int { return bytes.Compare(c.keys[a], c.keys[b]) })
 }
 
 // skipMark is the mark a skipped page gets: the page, by its index in
@@ -143,7 +140,7 @@ type skipMark struct {
 // bit of the traversal's skip bitmap (see skipbits.go), whose chunks the
 // page numbers key. A page the set does not hold yet (0) gets the next
 // number when marked, and a mark in the marks bucket, so it goes last,
-// in key order (see insertionOrder).
+// in key order.
 //
 // The marks are read in page order, each a step of one cursor from the
 // one before (no mark is written while they are read).
@@ -220,14 +217,14 @@ func sortedByPage[T any](xs []T, page func(*T) uint64) []T {
 // batch is done or the write budget is spent (full).
 func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (full bool, err error) {
 	queue, seen, failed := tx.Bucket(bucketQueue), db.seenOf(tx), tx.Bucket(bucketFailed)
-	if c.order == nil {
-		c.insertionOrder()
+	if c.keys == nil {
+		c.seenKeys()
 	}
-	// New URLs are marked seen in key order and queued in sequence order,
-	// both in the same transaction.
+	// New URLs are marked seen and queued in the batch's order, both in
+	// the same transaction.
 	var fresh []int
 	for c.enqueued < len(c.Enqueue) && !full {
-		i := c.order[c.enqueued]
+		i := c.enqueued
 		c.enqueued++
 		full = db.commitFull(tx)
 		// One read serves the check and the mark, which keeps the
@@ -324,9 +321,11 @@ func (db *DB) commitPart(tx *bolt.Tx, c *batchCursor, counts *crawl.Committed) (
 	return full, nil
 }
 
-// itemOrder lists a page's items by key, for the reason insertionOrder
-// gives: a listing page of cards can hold thousands. Items with the same
-// key keep their order on the page.
+// itemOrder lists a page's items by key: bbolt keeps a node's entries in
+// a sorted slice until the transaction commits, so inserting keys in
+// random order costs a copy of the slice's tail per key, quadratic in the
+// keys a transaction inserts, and a listing page of cards can hold
+// thousands. Items with the same key keep their order on the page.
 func itemOrder(items []crawl.ItemVersion) []int {
 	order := make([]int, len(items))
 	for i := range order {

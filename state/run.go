@@ -87,7 +87,7 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
 	seen := db.seenOf(tx)
-	var keys [][]byte // marked seen in key order (see insertionOrder)
+	var keys [][]byte // marked seen in key order
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		e, err := decodeEntry(v)
