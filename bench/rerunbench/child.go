@@ -117,8 +117,6 @@ func runInChild(rq runRequest) (runResult, float64, error) {
 	return res, secs, nil
 }
 
-// usage returns the user and system CPU seconds this process has used
-// and the page faults it has taken.
 // allocated returns the bytes the process allocated on the heap so far.
 func allocated() uint64 {
 	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
@@ -126,6 +124,8 @@ func allocated() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// usage returns the user and system CPU seconds this process has used
+// and the page faults it has taken.
 func usage() (cpu float64, faults int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
