@@ -164,7 +164,8 @@ bench:
 
 ## bench-1m: the first crawl of a catalog of 1,000,000 items by databrew-stage
 ## and by Colly, each in a memory cgroup limited to 64 MiB (needs root and
-## cgroup v1 or v2; about 20 minutes on 2 cores)
+## cgroup v1 or v2; 10 to 20 minutes on 2 cores). BENCH_1M_FLAGS= runs both
+## without a limit, where Colly finishes too (about 5 minutes)
 BENCH_1M_FLAGS ?= -cgroup-limit 64MiB
 bench-1m:
 	$(GO) build -o bin/bench-stage ./bench/stagebench
