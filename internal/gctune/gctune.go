@@ -28,9 +28,9 @@ const DefaultGCPercent = 200
 // crawls, alternated), 200,000 items ran about 14 % faster under 48 MiB
 // than under 32 MiB, where the collector ran more often and the runtime
 // handed pages back to the kernel that it then faulted in again; 64 MiB
-// ran no faster than 48 MiB at 200,000 items (four pairs, either way by up
-// to a fifth) and faster at 1,000,000 in four pairs of four (109.6 to
-// 117.1 s against 114.8 to 135.7 s, 9 % on the means).
+// ran no faster than 48 MiB at 200,000 items (nine pairs, means within
+// 2 %) and faster at 1,000,000 in four pairs of four (109.6 to 117.1 s
+// against 114.8 to 135.7 s, 9 % on the means).
 const DefaultMemoryLimit = 64 << 20
 
 // MemoryLimitFor returns the soft memory limit for a process whose cgroup
