@@ -1,9 +1,7 @@
 package state
 
 import (
-	"bytes"
 	"fmt"
-	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -87,7 +85,6 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 	failed := tx.Bucket(bucketFailed)
 	queue := tx.Bucket(bucketQueue)
 	seen := db.seenOf(tx)
-	var keys [][]byte // marked seen in key order
 	c := failed.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		e, err := decodeEntry(v)
@@ -97,14 +94,12 @@ func (db *DB) moveFailed(tx *bolt.Tx, seq, traversal uint64) (uint64, error) {
 		if err := queue.Put(seqKey(seq), v); err != nil {
 			return seq, err
 		}
-		keys = append(keys, seenKey(e.URL))
-		seq++
-	}
-	slices.SortFunc(keys, bytes.Compare)
-	for _, k := range keys {
-		if err := seen.mark(k, traversal); err != nil {
+		// Marked in the failed set's order: the marks are keyed by page
+		// number, which no order of the URLs' keys follows.
+		if err := seen.mark(seenKey(e.URL), traversal); err != nil {
 			return seq, err
 		}
+		seq++
 	}
 	if err := tx.DeleteBucket(bucketFailed); err != nil {
 		return seq, err
