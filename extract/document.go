@@ -33,6 +33,27 @@ func (x *Extractor) Parse(body []byte) (*goquery.Document, error) {
 	return doc, nil
 }
 
+// ParseTransient is Parse for a caller that is done with the document,
+// and with every node and selection it took from it, once it calls
+// release: a page of plain markup is then built from the nodes of pages
+// released before it (see htmltree.ParseTree), and hands its own to the
+// pages after it. What Listing and Items return of a document is new
+// strings and values, so nothing they return depends on the nodes.
+func (x *Extractor) ParseTransient(body []byte) (doc *goquery.Document, release func(), err error) {
+	if t, ok := htmltree.ParseTree(body); ok {
+		return goquery.NewDocumentFromNode(t.Root), t.Release, nil
+	}
+	doc, err = goquery.NewDocumentFromReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, keep, fmt.Errorf("extract: parse html: %w", err)
+	}
+	return doc, keep, nil
+}
+
+// keep is the release of a document html.Parse built: its nodes are left
+// to the garbage collector.
+func keep() {}
+
 // BaseURL returns the URL relative references in doc resolve against: the
 // first <base href>, itself resolved against pageURL, or else pageURL. The
 // result may be pageURL itself and must not be modified. With a nil

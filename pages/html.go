@@ -36,28 +36,32 @@ func (h *HTML) compile() error {
 	return nil
 }
 
-// parse judges an HTML page and parses it: a body shorter than
-// min_body_bytes is a stub (a failure), a body that is not HTML an
-// unusable page. blocked names the block selector the page matches.
-func (h *HTML) parse(x *extract.Extractor, p crawl.Page) (doc *goquery.Document, blocked string, err error) {
+// read judges an HTML page, parses it and, unless the page is blocked,
+// reads it with fn: a body shorter than min_body_bytes is a stub (a
+// failure), a body that is not HTML an unusable page. blocked names the
+// block selector the page matches. The document lives as long as fn
+// runs: its nodes go to the next page after (extract.ParseTransient), so
+// fn keeps only what extract returns of it.
+func (h *HTML) read(x *extract.Extractor, p crawl.Page, fn func(doc *goquery.Document) crawl.Yield) (crawl.Yield, error) {
 	if int64(len(p.Body)) < h.MinBodyBytes {
-		return nil, "", &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a %d-byte body (min_body_bytes %d)", p.Status, len(p.Body), h.MinBodyBytes)}
+		return crawl.Yield{}, &crawl.PageError{Failure: true, Reason: fmt.Sprintf("HTTP %d with a %d-byte body (min_body_bytes %d)", p.Status, len(p.Body), h.MinBodyBytes)}
 	}
 	if !isHTML(p.ContentType) {
-		return nil, "", &crawl.PageError{Reason: fmt.Sprintf("not an HTML page (%s)", p.ContentType)}
+		return crawl.Yield{}, &crawl.PageError{Reason: fmt.Sprintf("not an HTML page (%s)", p.ContentType)}
 	}
-	doc, err = x.Parse(p.Body)
+	doc, release, err := x.ParseTransient(p.Body)
 	if err != nil {
-		return nil, "", &crawl.PageError{Reason: fmt.Sprintf("cannot parse HTML: %v", err)}
+		return crawl.Yield{}, &crawl.PageError{Reason: fmt.Sprintf("cannot parse HTML: %v", err)}
 	}
+	defer release()
 	for i, sel := range h.block {
 		for _, n := range doc.Nodes {
 			if sel.MatchFirst(n) != nil {
-				return doc, fmt.Sprintf("matches selector %q", h.Block[i]), nil
+				return crawl.Yield{Blocked: fmt.Sprintf("matches selector %q", h.Block[i])}, nil
 			}
 		}
 	}
-	return doc, "", nil
+	return fn(doc), nil
 }
 
 // isHTML reports whether a Content-Type is HTML: empty, text/html or
@@ -84,11 +88,9 @@ func NewHTMLListing(x *extract.Extractor, h HTML) (*HTMLListing, error) {
 
 // Read reads a listing page.
 func (r *HTMLListing) Read(p crawl.Page) (crawl.Yield, error) {
-	doc, blocked, err := r.parse(r.X, p)
-	if err != nil || blocked != "" {
-		return crawl.Yield{Blocked: blocked}, err
-	}
-	return listingYield(r.X.Listing(doc, p.URL), r.maxLinks), nil
+	return r.read(r.X, p, func(doc *goquery.Document) crawl.Yield {
+		return listingYield(r.X.Listing(doc, p.URL), r.maxLinks)
+	})
 }
 
 // listingYield turns what extract read of a listing page into its yield.
@@ -134,11 +136,9 @@ func NewHTMLItem(x *extract.Extractor, h HTML) (*HTMLItem, error) {
 // Read reads an item page: its item, or its rows (item.rows), and those
 // it could not use.
 func (r *HTMLItem) Read(p crawl.Page) (crawl.Yield, error) {
-	doc, blocked, err := r.parse(r.X, p)
-	if err != nil || blocked != "" {
-		return crawl.Yield{Blocked: blocked}, err
-	}
-	return itemsYield(r.X.Items(doc, p.URL)), nil
+	return r.read(r.X, p, func(doc *goquery.Document) crawl.Yield {
+		return itemsYield(r.X.Items(doc, p.URL))
+	})
 }
 
 // itemsYield is the yield of an item page's items.

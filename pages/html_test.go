@@ -1,12 +1,16 @@
 package pages
 
 import (
+	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/databrew/databrew-stage/crawl"
 	"github.com/databrew/databrew-stage/extract"
+	"github.com/databrew/databrew-stage/extract/htmltree"
 )
 
 func TestIsHTML(t *testing.T) {
@@ -97,4 +101,60 @@ func TestHTMLListingAndItemYields(t *testing.T) {
 		!strings.Contains(y.Unusable[0].Reason, "title") {
 		t.Fatalf("an item page without its required field: %+v, %v; want its item unusable", y, err)
 	}
+}
+
+// TestHTMLItemsStayTheirPagesWhenTreesAreReused reads two item pages of
+// plain markup over and over from several goroutines: each page's tree is
+// built from the nodes of pages read before it (extract.ParseTransient),
+// and every read must yield what the page's first read yielded.
+func TestHTMLItemsStayTheirPagesWhenTreesAreReused(t *testing.T) {
+	x, err := extract.Compile(extract.Spec{Fields: []extract.FieldSpec{
+		{Name: "title", CSS: []string{"h1"}, Required: true},
+		{Name: "image", CSS: []string{"img"}, Attr: "src", URL: true},
+		{Name: "tags", CSS: []string{"ul.tags li"}, Multiple: true},
+		{Name: "sku", JSONLD: "Product", JSON: "sku"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := NewHTMLItem(x, HTML{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(n int) string {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, `<!DOCTYPE html><html><head><title>%d</title><script type="application/ld+json">{"@type": "Product", "sku": "sku-%d"}</script></head><body>`, n, n)
+		fmt.Fprintf(&sb, `<h1>Book %d</h1><img src="/media/%d.jpg" alt=""><ul class="tags">`, n, n)
+		for i := range n * 40 {
+			fmt.Fprintf(&sb, `<li>tag %d of %d</li>`, i, n)
+		}
+		sb.WriteString(`</ul></body></html>`)
+		return sb.String()
+	}
+	pages := []crawl.Page{page(body(1), "text/html"), page(body(2), "text/html")}
+	want := make([][]extract.Item, len(pages))
+	for i, p := range pages {
+		if _, ok := htmltree.ParseTree(p.Body); !ok {
+			t.Fatalf("page %d is not plain markup: the test would not reuse trees", i)
+		}
+		y, err := item.Read(p)
+		if err != nil || len(y.Items) != 1 || y.Items[0].Values[3] != fmt.Sprintf("sku-%d", i+1) {
+			t.Fatalf("page %d: %+v, %v", i, y, err)
+		}
+		want[i] = y.Items
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for n := range 300 {
+				i := (g + n) % len(pages)
+				y, err := item.Read(pages[i])
+				if err != nil || !reflect.DeepEqual(y.Items, want[i]) {
+					t.Errorf("read %d of page %d: %+v, %v; want %+v", n, i, y.Items, err, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

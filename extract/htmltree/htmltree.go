@@ -17,7 +17,8 @@
 // algorithm would treat differently: the caller then parses the
 // document with html.Parse. Names, attribute values and text that are
 // the document's bytes as they stand share one copy of the document, and
-// nodes are allocated in blocks, instead of one allocation each.
+// nodes are allocated in blocks, instead of one allocation each; ParseTree
+// builds a tree whose blocks a later ParseTree reuses once it is released.
 //
 // Parse and html.Parse agree on every document Parse accepts; the tests
 // compare the two trees, node by node, over a corpus of documents.
@@ -25,6 +26,7 @@ package htmltree
 
 import (
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	a "golang.org/x/net/html/atom"
@@ -70,6 +72,8 @@ type builder struct {
 	// taken from.
 	nodes []html.Node
 	attrs []html.Attribute
+	// tree, for ParseTree, holds the blocks taken from the pools.
+	tree *Tree
 }
 
 // Parse returns the tree html.Parse would return for the document, and
@@ -77,11 +81,61 @@ type builder struct {
 // handles (see the package doc).
 func Parse(document []byte) (*html.Node, bool) {
 	b := &builder{src: string(document)}
+	return b.build()
+}
+
+// build parses b.src.
+func (b *builder) build() (*html.Node, bool) {
 	b.doc = b.node(html.Node{Type: html.DocumentNode})
 	if !b.scan() || !b.end() {
 		return nil, false
 	}
 	return b.doc, true
+}
+
+// Tree is a document ParseTree built, whose nodes and attributes Release
+// hands to a later ParseTree. A crawl parses one page after another and
+// drops each tree when it has read the page; reusing their memory spares
+// the allocator and the garbage collector most of what parsing costs them.
+type Tree struct {
+	// Root is the document node.
+	Root  *html.Node
+	nodes []*[nodeBlock]html.Node
+	attrs []*[attrBlock]html.Attribute
+}
+
+// The blocks of trees released, for ParseTree to reuse.
+var (
+	nodeBlocks sync.Pool // *[nodeBlock]html.Node
+	attrBlocks sync.Pool // *[attrBlock]html.Attribute
+)
+
+// ParseTree is Parse into a Tree. The caller must call Release once it,
+// and everything it kept of the tree, holds no node or attribute of it
+// any more: a node is reused by the next ParseTree. The strings of the
+// tree are never reused, so what was read from them stays as it is.
+func ParseTree(document []byte) (*Tree, bool) {
+	t := &Tree{}
+	b := &builder{src: string(document), tree: t}
+	root, ok := b.build()
+	if !ok {
+		t.Release()
+		return nil, false
+	}
+	t.Root = root
+	return t, true
+}
+
+// Release hands the tree's nodes and attributes to a later ParseTree;
+// neither the tree nor any node of it may be used afterwards.
+func (t *Tree) Release() {
+	for _, blk := range t.nodes {
+		nodeBlocks.Put(blk)
+	}
+	for _, blk := range t.attrs {
+		attrBlocks.Put(blk)
+	}
+	*t = Tree{}
 }
 
 // nodeBlock is how many nodes one allocation holds.
@@ -90,10 +144,38 @@ const nodeBlock = 64
 // node returns a new node with n's fields.
 func (b *builder) node(n html.Node) *html.Node {
 	if len(b.nodes) == cap(b.nodes) {
-		b.nodes = make([]html.Node, 0, nodeBlock)
+		b.nodes = b.nodeBlock()
 	}
 	b.nodes = append(b.nodes, n)
 	return &b.nodes[len(b.nodes)-1]
+}
+
+// nodeBlock returns an empty block of nodes: a released one for
+// ParseTree, a new one otherwise.
+func (b *builder) nodeBlock() []html.Node {
+	if b.tree == nil {
+		return make([]html.Node, 0, nodeBlock)
+	}
+	blk, _ := nodeBlocks.Get().(*[nodeBlock]html.Node)
+	if blk == nil {
+		blk = new([nodeBlock]html.Node)
+	}
+	b.tree.nodes = append(b.tree.nodes, blk)
+	return blk[:0]
+}
+
+// attrBlock returns an empty block of at least size attributes: a
+// released one for ParseTree when size is attrBlock, a new one otherwise.
+func (b *builder) attrBlock(size int) []html.Attribute {
+	if b.tree == nil || size != attrBlock {
+		return make([]html.Attribute, 0, size)
+	}
+	blk, _ := attrBlocks.Get().(*[attrBlock]html.Attribute)
+	if blk == nil {
+		blk = new([attrBlock]html.Attribute)
+	}
+	b.tree.attrs = append(b.tree.attrs, blk)
+	return blk[:0]
 }
 
 // end reports whether the document may end where it does: html.Parse

@@ -432,3 +432,65 @@ func BenchmarkParse(b *testing.B) {
 		}
 	})
 }
+
+// TestParseTreeReusesReleasedTrees parses generated documents into trees,
+// a few alive at a time, each released after the next ones were built:
+// every tree must equal html.Parse's when built and still when it is
+// released (no later tree took its nodes), and later trees must be built
+// in the blocks of released ones.
+func TestParseTreeReusesReleasedTrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	type parsed struct {
+		tree *Tree
+		want *html.Node
+		doc  string
+	}
+	var alive []parsed
+	released := map[*html.Node]bool{} // the first node of each released block
+	reused, built := 0, 0
+	release := func(p parsed) {
+		if d := sameTree(p.tree.Root, p.want); d != "" {
+			t.Fatalf("tree of %q changed before its release, at %s", p.doc, d)
+		}
+		for _, blk := range p.tree.nodes {
+			released[&blk[0]] = true
+		}
+		p.tree.Release()
+	}
+	for i := range 4000 {
+		doc := generatePlain(rng)
+		if i%5 == 0 {
+			doc = manyAttributes()
+		}
+		tree, ok := ParseTree([]byte(doc))
+		if !ok {
+			continue
+		}
+		built++
+		want, err := html.Parse(strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("html.Parse(%q): %v", doc, err)
+		}
+		if d := sameTree(tree.Root, want); d != "" {
+			t.Fatalf("ParseTree(%q) differs from html.Parse at %s", doc, d)
+		}
+		for _, blk := range tree.nodes {
+			if released[&blk[0]] {
+				reused++
+				delete(released, &blk[0])
+			}
+		}
+		alive = append(alive, parsed{tree, want, doc})
+		if len(alive) > 3 {
+			release(alive[0])
+			alive = alive[1:]
+		}
+	}
+	for _, p := range alive {
+		release(p)
+	}
+	t.Logf("%d trees, %d node blocks reused", built, reused)
+	if built < 1000 || reused == 0 {
+		t.Errorf("%d trees built, %d node blocks reused: want 1000 or more, and some reused", built, reused)
+	}
+}

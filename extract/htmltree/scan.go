@@ -144,7 +144,7 @@ const attrBlock = 64
 func (b *builder) addAttr(from int, at html.Attribute) int {
 	if len(b.attrs) == cap(b.attrs) {
 		tag := b.attrs[from:]
-		block := make([]html.Attribute, 0, max(attrBlock, 2*len(tag)))
+		block := b.attrBlock(max(attrBlock, 2*len(tag)))
 		b.attrs, from = append(block, tag...), 0
 	}
 	b.attrs = append(b.attrs, at)
