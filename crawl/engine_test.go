@@ -46,15 +46,21 @@ func (f netFetcher) Fetch(ctx context.Context, r crawl.Request) (*crawl.Response
 	return nil, &crawl.FetchError{Class: verdict.ClassFailure, Reason: "connection error", Err: err}
 }
 
-// countingStore counts the transactions the engine asks for.
+// countingStore counts the transactions and the page memos the engine
+// asks for.
 type countingStore struct {
 	*state.DB
-	commits atomic.Int64
+	commits, memos atomic.Int64
 }
 
 func (s *countingStore) Commit(b *crawl.Batch) (crawl.Committed, error) {
 	s.commits.Add(1)
 	return s.DB.Commit(b)
+}
+
+func (s *countingStore) Memo(url string) (*crawl.PageMemo, error) {
+	s.memos.Add(1)
+	return s.DB.Memo(url)
 }
 
 var spec = extract.Spec{
@@ -73,6 +79,8 @@ type harness struct {
 	site   *catalogsite.Site
 	dir    string
 	client *http.Client
+	// memos counts the page memos the last run asked its store for.
+	memos int64
 }
 
 func newHarness(t *testing.T, opts catalogsite.Options) *harness {
@@ -110,7 +118,25 @@ func (h *harness) run(ctx context.Context, concurrency int) (crawl.Result, int64
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.memos = store.memos.Load()
 	return res, store.commits.Load()
+}
+
+// TestEngineAsksNoMemoOfAPageItQueuedFresh crawls a site twice: the first
+// crawl queues every page but the start fresh (the state never held its
+// URL, crawl.FreshTeller), so it asks the state for the start's memo
+// only; the second asks for the memo of every page.
+func TestEngineAsksNoMemoOfAPageItQueuedFresh(t *testing.T) {
+	h := newHarness(t, catalogsite.Options{Items: 300})
+	first, _ := h.run(context.Background(), 8)
+	if first.Stop != verdict.StopQueueEmpty || first.Items.New != 300 || h.memos != 1 {
+		t.Fatalf("first crawl: %d memos asked, result %+v; want 1 (the start's)", h.memos, first)
+	}
+	second, _ := h.run(context.Background(), 8)
+	if second.Stop != verdict.StopQueueEmpty || h.memos < int64(second.Requests.Total)-1 {
+		t.Fatalf("second crawl: %d memos asked for %d requests, result %+v; want one a page", h.memos, second.Requests.Total, second)
+	}
+	t.Logf("memos asked: %d in the first crawl, %d in the second (%d requests)", 1, h.memos, second.Requests.Total)
 }
 
 func TestEngineCommitsManyItemsPerTransaction(t *testing.T) {

@@ -60,6 +60,10 @@ type Entry struct {
 type Queued struct {
 	Seq uint64
 	Entry
+	// fresh marks an entry this engine queued for a URL its store had
+	// never held (see FreshTeller): the store has no memo of it. Stores
+	// neither keep nor set it.
+	fresh bool
 }
 
 // ItemVersion is one stored version of an item: its typed values and the

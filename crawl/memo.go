@@ -8,9 +8,10 @@ import (
 
 // memo is the store's memo of a queued page, when it was made with the
 // run's MemoTag, and whether the store has one at all; without a usable
-// one (or when it cannot be read) the page is fetched whole.
+// one (or when it cannot be read) the page is fetched whole. A page
+// queued fresh has none (see FreshTeller).
 func (r *run) memo(q Queued) (usable *PageMemo, exists bool) {
-	if r.e.d.Store == nil {
+	if r.e.d.Store == nil || q.fresh {
 		return nil, false
 	}
 	m, err := r.e.d.Store.Memo(q.URL)

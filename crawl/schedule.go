@@ -104,7 +104,7 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 	if len(urls) == 0 {
 		return nil
 	}
-	seen, err := s.store.Seen(urls)
+	seen, never, err := s.seen(urls)
 	if err != nil {
 		for _, u := range urls {
 			delete(s.pending, u)
@@ -116,7 +116,7 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 			delete(s.pending, l.URL)
 			continue
 		}
-		q := Queued{Seq: s.nextSeq, Entry: l}
+		q := Queued{Seq: s.nextSeq, Entry: l, fresh: never != nil && never[i]}
 		s.nextSeq++
 		s.addOp()
 		s.light++
@@ -134,6 +134,16 @@ func (s *schedule) enqueue(links []Entry, skips []Skip, stopping bool) error {
 		}
 	}
 	return nil
+}
+
+// seen asks the store which of urls the traversal has, and which it never
+// held, when it can tell (fresh is nil when it cannot).
+func (s *schedule) seen(urls []string) (seen, fresh []bool, err error) {
+	if ft, ok := s.store.(FreshTeller); ok {
+		return ft.SeenFresh(urls)
+	}
+	seen, err = s.store.Seen(urls)
+	return seen, nil, err
 }
 
 // finish adds a finished URL to the batch.

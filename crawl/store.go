@@ -14,6 +14,8 @@ package crawl
 // store must allow that.
 //
 // crawl/storetest is the conformance suite every Store passes.
+//
+// A Store may also be a FreshTeller.
 type Store interface {
 	// Begin starts a run. When the queue is empty it starts a new
 	// traversal: the seen set is cleared, the coverage gaps restart from
@@ -110,4 +112,14 @@ type Finish struct {
 	// Moves counts the keys that moved when the traversal completed (see
 	// Store.Finish).
 	Moves Committed
+}
+
+// FreshTeller is a Store that can say, as it answers Seen, which URLs it
+// has never held in any traversal (fresh). A store keeps a page's memo
+// only once the page was read, and the traversal reads a URL once, so the
+// engine does not ask for the memo of a page it queued fresh: on a first
+// crawl that is every page.
+type FreshTeller interface {
+	// SeenFresh is Seen, and says for each URL whether it is fresh.
+	SeenFresh(urls []string) (seen, fresh []bool, err error)
 }

@@ -35,18 +35,26 @@ func (db *DB) Read(after uint64, limit int) ([]crawl.Queued, error) {
 
 // Seen reports, for each URL, whether the traversal already has it.
 func (db *DB) Seen(urls []string) ([]bool, error) {
-	out := make([]bool, len(urls))
-	err := db.readSeen(func(tx *bolt.Tx) error {
-		seen := db.seenOf(tx)
+	seen, _, err := db.SeenFresh(urls)
+	return seen, err
+}
+
+// SeenFresh is Seen, and says for each URL whether the state has never
+// held it: it has no page number, so no memo (crawl.FreshTeller).
+func (db *DB) SeenFresh(urls []string) (seen, fresh []bool, err error) {
+	seen, fresh = make([]bool, len(urls)), make([]bool, len(urls))
+	err = db.readSeen(func(tx *bolt.Tx) error {
+		set := db.seenOf(tx)
 		for i, u := range urls {
-			out[i] = seen.has(seenKey(u), db.traversal)
+			m, ok := set.get(seenKey(u))
+			seen[i], fresh[i] = ok && m.traversal == db.traversal, !ok
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read seen URLs in %s: %w", db.dir, err)
+		return nil, nil, fmt.Errorf("read seen URLs in %s: %w", db.dir, err)
 	}
-	return out, nil
+	return seen, fresh, nil
 }
 
 // Commit applies a batch in order: new URLs join the queue and the seen

@@ -169,3 +169,34 @@ func seenPerTraversal(f *fixture) {
 		f.t.Fatal("a URL queued in traversal 2 is not seen")
 	}
 }
+
+// seenFreshNamesURLsNeverHeld checks a crawl.FreshTeller: a URL is fresh
+// until the store first holds it, in any traversal, and SeenFresh's seen
+// is Seen's.
+func seenFreshNamesURLsNeverHeld(f *fixture) {
+	ft, ok := f.s.(crawl.FreshTeller)
+	if !ok {
+		f.t.Skip("the store is not a crawl.FreshTeller")
+	}
+	seenFresh := func(urls ...string) (seen, fresh []bool) {
+		f.t.Helper()
+		seen, fresh, err := ft.SeenFresh(urls)
+		if err != nil {
+			f.t.Fatalf("SeenFresh: %v", err)
+		}
+		if want := f.seen(urls...); !slices.Equal(seen, want) || len(fresh) != len(urls) {
+			f.t.Fatalf("SeenFresh(%v) = %v, %v; want Seen's %v and one fresh flag a URL", urls, seen, fresh, want)
+		}
+		return seen, fresh
+	}
+	f.begin(start(startURL))
+	f.finished(false, f.enqueue(item(itemURL(1)))...)
+	f.enqueue(item(itemURL(2)))
+	if _, fresh := seenFresh(startURL, itemURL(1), itemURL(2), itemURL(3)); !slices.Equal(fresh, []bool{false, false, false, true}) {
+		f.t.Fatalf("fresh in traversal 1 = %v, want only the URL never queued", fresh)
+	}
+	f.nextTraversal()
+	if seen, fresh := seenFresh(itemURL(1), itemURL(3)); !slices.Equal(seen, []bool{false, false}) || !slices.Equal(fresh, []bool{false, true}) {
+		f.t.Fatalf("traversal 2: seen %v, fresh %v; want neither seen, and only the URL never queued fresh", seen, fresh)
+	}
+}

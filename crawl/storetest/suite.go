@@ -25,6 +25,7 @@ func Run(t *testing.T, newStore func(t *testing.T) crawl.Store) {
 		{"ReadReturnsEntriesAfterSeqInOrderUpToLimit", readAfterInOrder},
 		{"QueueKeepsEntriesIntact", queueKeepsEntries},
 		{"SeenIsPerTraversal", seenPerTraversal},
+		{"SeenFreshNamesURLsNeverHeld", seenFreshNamesURLsNeverHeld},
 		{"CommitEnqueueSkipsSeenURLs", enqueueSkipsSeen},
 		{"CommitDoneLeavesTheQueue", doneLeavesTheQueue},
 		{"CommitRetryMovesFailedURLsBackToTheQueue", retryMovesFailed},
