@@ -47,7 +47,7 @@ func (db *DB) SeenFresh(urls []string) (seen, fresh []bool, err error) {
 		set := db.seenOf(tx)
 		for i, u := range urls {
 			m, ok := set.get(seenKey(u))
-			seen[i], fresh[i] = ok && m.traversal == db.traversal, !ok
+			seen[i], fresh[i] = m.traversal == db.traversal, !ok
 		}
 		return nil
 	})
