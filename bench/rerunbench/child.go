@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"syscall"
@@ -29,7 +30,8 @@ import (
 const runEnv = "RERUNBENCH_RUN"
 
 // runRequest is the run a child makes: the benchmark config's inputs, the
-// clock's offset, and where to write a CPU profile of the run, if anywhere.
+// clock's offset, and where to write a CPU profile and an allocation
+// profile of the run, if anywhere.
 type runRequest struct {
 	StartURL    string        `json:"start_url"`
 	Dir         string        `json:"dir"`
@@ -37,6 +39,7 @@ type runRequest struct {
 	Extra       string        `json:"extra"`
 	Offset      time.Duration `json:"offset"`
 	CPUProfile  string        `json:"cpu_profile,omitempty"`
+	MemProfile  string        `json:"mem_profile,omitempty"`
 }
 
 // runResult is the child's answer: stage.Run's wall and CPU seconds, the
@@ -75,6 +78,9 @@ func runChild(req string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if rq.MemProfile != "" {
+		runtime.MemProfileRate = 4096
+	}
 	cpu0, faults0 := usage()
 	alloc0 := allocated()
 	t0 := time.Now()
@@ -85,7 +91,27 @@ func runChild(req string) error {
 	if runErr != nil {
 		res.Err = runErr.Error()
 	}
+	if rq.MemProfile != "" {
+		if err := writeAllocs(rq.MemProfile); err != nil {
+			return err
+		}
+	}
 	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// writeAllocs writes the allocation profile of the run to name, after a
+// collection: the profile is as of the last one.
+func writeAllocs(name string) error {
+	runtime.GC()
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // runInChild makes the run rq in a new process of this binary. It

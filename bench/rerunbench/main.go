@@ -56,10 +56,11 @@ type shiftedClock struct {
 
 func (c shiftedClock) Now() time.Time { return time.Now().Add(c.off) }
 
-// cpuProfile names the file of the -cpuprofile flag; reruns is -reruns.
+// cpuProfile and memProfile name the files of the -cpuprofile and
+// -memprofile flags; reruns is -reruns.
 var (
-	cpuProfile string
-	reruns     int
+	cpuProfile, memProfile string
+	reruns                 int
 )
 
 // row is one run's line of the table.
@@ -94,6 +95,7 @@ func main() {
 	sizes := flag.String("items", "10000", "catalog sizes, comma-separated")
 	concurrency := flag.Int("concurrency", 16, "parallel requests to the site")
 	flag.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of each unchanged rerun under [revisit] to this file name with the rerun's number added (F.1 to F.n; go tool pprof reads them together)")
+	flag.StringVar(&memProfile, "memprofile", "", "write an allocation profile of each unchanged rerun under [revisit] to this file name with the rerun's number added, as -cpuprofile does")
 	modes := flag.String("modes", "conditional,revisit", "the modes to measure, comma-separated")
 	flag.IntVar(&reruns, "reruns", 5, "how many times to run the unchanged rerun; each must meet the goals")
 	flag.Parse()
@@ -159,15 +161,14 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		extra += revisitTOML
 	}
 	var rows []row
-	// run makes one run; profile names the file of its CPU profile, if
-	// any.
-	run := func(name string, off time.Duration, profile string) (row, error) {
+	// run makes one run; profile names the files of its profiles, if any.
+	run := func(name string, off time.Duration, profile profiles) (row, error) {
 		var ok bool
 		if err := site.ask("reset", &ok); err != nil {
 			return row{}, err
 		}
 		rq := runRequest{StartURL: catalogsite.StartURL(site.URL), Dir: dir, Concurrency: concurrency, Extra: extra, Offset: off,
-			CPUProfile: profile}
+			CPUProfile: profile.cpu, MemProfile: profile.mem}
 		res, process, err := runInChild(rq)
 		if err != nil {
 			return row{}, fmt.Errorf("%s run: %w", name, err)
@@ -188,7 +189,7 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		rows = append(rows, r)
 		return r, err
 	}
-	first, err := run("first", 0, "")
+	first, err := run("first", 0, profiles{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -197,9 +198,9 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	// goals.
 	var sames []row
 	for i := range reruns {
-		profile := ""
-		if cpuProfile != "" && mode == "revisit" {
-			profile = fmt.Sprintf("%s.%d", cpuProfile, i+1)
+		var profile profiles
+		if mode == "revisit" {
+			profile = profiles{cpu: numbered(cpuProfile, i+1), mem: numbered(memProfile, i+1)}
 		}
 		same, err := run(fmt.Sprintf("unchanged %d/%d", i+1, reruns), time.Hour, profile)
 		if err != nil {
@@ -211,11 +212,11 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 	if err := site.ask("step 1", &step); err != nil {
 		return nil, false, err
 	}
-	after, err := run("after a step", 2*time.Hour, "")
+	after, err := run("after a step", 2*time.Hour, profiles{})
 	if err != nil {
 		return nil, false, err
 	}
-	later, err := run("max_after later", 14*24*time.Hour+3*time.Hour, "")
+	later, err := run("max_after later", 14*24*time.Hour+3*time.Hour, profiles{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -248,4 +249,17 @@ func measure(n int, mode string, concurrency int) ([]row, bool, error) {
 		check(it.Changed == step.Repriced+step.Restocked, "after a step: %d changed, the step repriced %d and restocked %d", it.Changed, step.Repriced, step.Restocked)
 	}
 	return rows, good, nil
+}
+
+// profiles names the files a run writes its CPU and allocation profiles
+// to; empty for none.
+type profiles struct{ cpu, mem string }
+
+// numbered returns name with the rerun's number i added, or "" when name
+// is.
+func numbered(name string, i int) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s.%d", name, i)
 }
