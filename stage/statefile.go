@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
+	"github.com/databrew/databrew-stage/internal/gctune"
 	"github.com/databrew/databrew-stage/state"
 )
 
@@ -29,7 +30,7 @@ var ErrNoState = state.ErrNoState
 func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*state.DB, error) {
 	db, err := state.Open(cfg.Storage, state.Options{
 		LockTimeout: opts.LockTimeout, MustExist: runs > 0, Reset: opts.ResetState,
-		WriteBudget: opts.WriteBudget,
+		WriteBudget: opts.WriteBudget, RecentURLs: gctune.RecentURLs(),
 	})
 	switch {
 	case errors.Is(err, state.ErrCorrupt):

@@ -109,6 +109,13 @@ type Options struct {
 	// pages in memory, in bytes; 0 means DefaultWriteBudget. A smaller
 	// budget costs more transactions for large batches.
 	WriteBudget int64
+	// RecentURLs is how many URLs the URL index's recent part holds, in
+	// memory, before a commit folds them into a run (see recent.go); the
+	// item records' recent part holds half as many. 0 means
+	// DefaultRecentURLs. A state may be opened with another size than it
+	// was written with: a recent part that holds more is folded at the
+	// next commit.
+	RecentURLs int
 	// MustExist says a state must be there (exports made from it exist):
 	// a missing or empty state file is then an error that matches
 	// ErrNoState rather than a new state.
@@ -158,8 +165,12 @@ func Open(dir string, opts Options) (*DB, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open storage %s: %w", dir, err)
 	}
-	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs(),
-		recentItems: newRecentItems()}
+	recentURLs := opts.RecentURLs
+	if recentURLs <= 0 {
+		recentURLs = DefaultRecentURLs
+	}
+	db := &DB{bolt: &boltDB{DB: bdb, path: path}, dir: dir, origin: origin, recent: newRecentURLs(recentURLs),
+		recentItems: newRecentItems(recentURLs / 2)}
 	db.urlRuns = newRunSet(&db.recent.mu, bucketURLRuns, bucketURLs)
 	db.itemRuns = newRunSet(&db.recentItems.mu, bucketItemRuns, bucketItems)
 	db.bolt.prepare, db.bolt.settle = db.prepareRecent, db.settleRecent

@@ -76,7 +76,7 @@ func (db *DB) forget(traversal uint64) (int, error) {
 		}
 		after = next
 	}
-	// Then the URL index's recent part (at most foldAt URLs), by page.
+	// Then the URL index's recent part (at most its fold size of URLs), by page.
 	var stale [][]byte
 	var pages []uint64
 	err := db.readSeen(func(tx *bolt.Tx) error {

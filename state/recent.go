@@ -16,11 +16,12 @@ import (
 // to the recent part instead: a bucket keyed by page number, which grows
 // at its end, beside a map in memory from URL hash to page number, which
 // answers the lookups the bucket cannot. Once the recent part holds
-// foldAt URLs it is folded into a run of the index (see runs.go) in hash
-// order: appended to a bucket of its own, reading nothing. The map is
-// bounded by foldAt: 32Ki entries, 2.5 MiB of heap (measured). Twice as
-// many saved no more writes at 200,000 items and raised the heap's peak
-// by 6 MiB, which the collector paid for under the soft limit.
+// Options.RecentURLs URLs it is folded into a run of the index (see
+// runs.go) in hash order: appended to a bucket of its own, reading
+// nothing. The map is bounded by that size: 2.5 MiB of heap for each 32Ki
+// entries (measured). A larger recent part makes fewer runs, so fewer
+// merges and fewer runs for a lookup to try; the stage sizes it by its
+// memory limit (gctune.RecentURLs).
 //
 // A fold writes the recent URLs into its run, in transactions within the
 // write budget, then empties the recent part in one transaction (deletes
@@ -45,9 +46,9 @@ var bucketURLsRecent = []byte("urls_recent")
 // errURLKey is a URL index key that is not a URL hash.
 var errURLKey = errors.New("URL index key is not 16 bytes")
 
-// foldAt is how many URLs the recent part holds before a commit folds it
-// into a run.
-const foldAt = 32 << 10
+// DefaultRecentURLs is how many URLs the recent part holds before a
+// commit folds it into a run, unless Options say otherwise.
+const DefaultRecentURLs = 32 << 10
 
 // urlHash is a URL index key.
 type urlHash [16]byte
@@ -69,7 +70,7 @@ type indexEntry struct{ page, first uint64 }
 // traversal.
 type recentURLs = recentMap[urlHash, indexEntry]
 
-func newRecentURLs() *recentURLs { return newRecentMap[urlHash, indexEntry](foldAt) }
+func newRecentURLs(foldAt int) *recentURLs { return newRecentMap[urlHash, indexEntry](foldAt) }
 
 // loadRecentURLs replaces the map with the recent part of the file. An
 // entry that does not decode is left out (state check names it).
@@ -228,7 +229,7 @@ func (db *DB) readSeen(fn func(tx *bolt.Tx) error) error {
 }
 
 // foldIfFull folds the recent part into a run of the URL index once it
-// holds foldAt URLs.
+// holds its fold size of URLs (recentMap.foldAt).
 func (db *DB) foldIfFull() error {
 	if !db.recent.full() {
 		return nil

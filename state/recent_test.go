@@ -140,6 +140,57 @@ func TestNewURLsFoldIntoTheIndex(t *testing.T) {
 	}
 }
 
+// TestRecentURLsSizesTheRecentParts: Options.RecentURLs is the URL
+// index's fold size and half of it the item records'; a state reopened
+// with a smaller size than the one that wrote it loads its whole recent
+// part and folds it at the next commit, every URL keeping its page number.
+func TestRecentURLsSizesTheRecentParts(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(dir, Options{RecentURLs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if db.recent.foldAt != 1000 || db.recentItems.foldAt != 500 {
+		t.Fatalf("fold sizes %d and %d, want 1000 and 500", db.recent.foldAt, db.recentItems.foldAt)
+	}
+	st, err := db.Begin([]crawl.Entry{{URL: "http://h/list", Kind: crawl.KindListing, Start: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 600
+	pages := queueRecent(t, db, st.NextSeq, n, 50)
+	if index, recent := sizes(t, db, bucketURLs); index != 0 || recent != n+1 {
+		t.Fatalf("%d URLs in the index, %d in its recent part; want all %d recent", index, recent, n+1)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err = Open(dir, Options{RecentURLs: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.recent.size() != n+1 {
+		t.Fatalf("Open loaded %d recent URLs, want %d", db.recent.size(), n+1)
+	}
+	if st, err = db.Begin(nil); err != nil || st.NewTraversal {
+		t.Fatalf("begin = %+v, %v; want the traversal resumed", st, err)
+	}
+	if _, err := db.Commit(&crawl.Batch{Enqueue: []crawl.Queued{{Seq: st.NextSeq, Entry: entry(recentSite(n), crawl.KindItem)}},
+		NextSeq: st.NextSeq + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if index, recent := sizes(t, db, bucketURLs); recent >= 200 || index+recent != n+2 {
+		t.Errorf("%d URLs in the index, %d in its recent part after a commit; want %d in all, fewer than 200 recent", index, recent, n+2)
+	}
+	for u, page := range pagesOf(t, db, n) {
+		if page != pages[u] {
+			t.Errorf("%s has page number %d after the fold, had %d", u, page, pages[u])
+		}
+	}
+}
+
 // TestFoldCutShortGoesOnAtTheNextOpen: a crash after a fold wrote some
 // URLs to the index and before it deleted them from the recent part leaves
 // them in both, with the same page number; the next Open finds them, and

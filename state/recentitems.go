@@ -16,9 +16,10 @@ import (
 // recent part instead: a bucket keyed by a sequence number, which grows
 // at its end, each value the item's key and its record, beside a map in
 // memory from item key to sequence number. Once the recent part holds
-// itemsFoldAt records it is folded into a run of the item records (see
-// runs.go) in key order. The map is bounded by itemsFoldAt: 16Ki keys,
-// 1.6 MiB of heap with keys of 40 bytes (measured).
+// half as many records as the URL index's recent part holds URLs
+// (Options.RecentURLs) it is folded into a run of the item records (see
+// runs.go) in key order. The map is bounded by that size: 1.6 MiB of heap
+// for each 16Ki keys of 40 bytes (measured).
 //
 // A record in the recent part is read and rewritten there until it is
 // folded, one in a run where it is. A fold writes the recent records into
@@ -34,15 +35,11 @@ import (
 // the item's stored key and record.
 var bucketItemsRecent = []byte("items_recent")
 
-// itemsFoldAt is how many records the recent part holds before a commit
-// folds it into a run.
-const itemsFoldAt = 16 << 10
-
 // recentItems is the recent part's map: an item's stored key to the
 // sequence number of its record.
 type recentItems = recentMap[string, uint64]
 
-func newRecentItems() *recentItems { return newRecentMap[string, uint64](itemsFoldAt) }
+func newRecentItems(foldAt int) *recentItems { return newRecentMap[string, uint64](foldAt) }
 
 // loadRecentItems replaces the map with the recent part of the file. An
 // entry that does not decode is left out (state check names it).
@@ -154,7 +151,7 @@ func (db *DB) itemRecordsOf(tx *bolt.Tx) *itemRecords {
 }
 
 // foldItemsIfFull folds the recent part into a run once it holds
-// itemsFoldAt records.
+// its fold size of records (recentMap.foldAt).
 func (db *DB) foldItemsIfFull() error {
 	if !db.recentItems.full() {
 		return nil

@@ -245,7 +245,7 @@ func TestUpgradeCutShortGoesOnAtTheNextOpen(t *testing.T) {
 				}
 				// The moves as Open makes them; Open loads the recent part
 				// of the URL index they write.
-				db := &DB{recent: newRecentURLs()}
+				db := &DB{recent: newRecentURLs(DefaultRecentURLs)}
 				db.urlRuns = newRunSet(&db.recent.mu, bucketURLRuns, bucketURLs)
 				if c.marks < 0 {
 					for done := false; !done; {
