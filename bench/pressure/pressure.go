@@ -1,6 +1,9 @@
 // Package pressure reads the machine's CPU pressure as Linux reports it in
-// /proc/pressure/cpu, so that a benchmark table says how loaded the
-// machine was while it ran.
+// /proc/pressure/cpu, and measures what a page fault costs, so that a
+// benchmark table says how loaded the machine was while it ran and how
+// dear fresh memory was: on a virtual machine a fault can cost ten times
+// what it does on another, and a short run's fresh memory is much of its
+// time.
 package pressure
 
 import (
@@ -43,5 +46,18 @@ func Some(content string) string {
 
 // Line is the sentence a benchmark prints before and after its runs.
 func Line(when string) string {
-	return fmt.Sprintf("CPU pressure %s (%s): %s", when, File, CPU())
+	return fmt.Sprintf("CPU pressure %s (%s): %s; %s", when, File, CPU(), FaultLine())
+}
+
+// faultPages is how many fresh pages FaultCost touches.
+const faultPages = 4096
+
+// FaultLine says what a page fault costs now (see FaultCost), or why it
+// could not be measured.
+func FaultLine() string {
+	d, err := FaultCost()
+	if err != nil {
+		return fmt.Sprintf("page fault cost unknown (%v)", err)
+	}
+	return fmt.Sprintf("a page fault took %.1f µs (%d fresh pages touched)", float64(d.Nanoseconds())/1e3, faultPages)
 }

@@ -84,18 +84,21 @@ func BodyBudget(maxBody int64) int64 {
 // part, in memory, before it folds them into a run of the index on disk
 // (state.Options.RecentURLs; the item records' recent part holds half as
 // many): 32Ki, and one more for each 256 bytes of the soft memory limit
-// in force beyond 32 MiB, up to 128Ki. Under DefaultMemoryLimit that is
-// 128Ki URLs and 64Ki records, about 16 MiB of heap; under a 64 MiB
-// cgroup (a 32 MiB limit) 32Ki and 16Ki, 4 MiB. Without a limit it is
-// 128Ki. Larger recent parts make fewer runs, so fewer merges and fewer
-// runs for a lookup to try: at 1,000,000 items (bench/stagebench, first
-// crawls, alternated) 64Ki URLs took 11 % less CPU than 32Ki in two pairs
-// of two, and 128Ki 2 to 5 % less than 64Ki. Under the 32 MiB limit of a
-// 64 MiB cgroup, 64Ki ran the 1M crawl at 3,143 pages/s (one run, the
-// Go heap's peak 38.9 MiB) where 32Ki had run at 4,644 (34.5 MiB): the
-// collector ran more often there.
+// in force beyond 32 MiB, up to 64Ki. Under DefaultMemoryLimit (and
+// without a limit) that is 64Ki URLs and 32Ki records, about 8 MiB of
+// heap; under a 64 MiB cgroup (a 32 MiB limit) 32Ki and 16Ki, 4 MiB, as
+// it was everywhere before. Larger recent parts make fewer runs, so
+// fewer merges and fewer runs for a lookup to try. At 1,000,000 items
+// (bench/stagebench, first crawls, alternated) the two sittings this was
+// measured in disagreed: in one, on a slow machine, 64Ki took 11 % less
+// CPU than 32Ki (two pairs) and 128Ki 2 to 5 % less than 64Ki; in the
+// other, on a faster one, 64Ki took the same as 32Ki (two pairs) and
+// 128Ki 4 % more (three pairs; the collector runs more often with the
+// larger maps under the limit). Under the 32 MiB limit of a 64 MiB
+// cgroup, 64Ki ran the 1M crawl at 3,143 pages/s (one run, the Go heap's
+// peak 38.9 MiB) where 32Ki had run at 4,644 (34.5 MiB).
 func RecentURLs() int {
-	const lo, hi = 32 << 10, 128 << 10
+	const lo, hi = 32 << 10, 64 << 10
 	limit := debug.SetMemoryLimit(-1)
 	if limit <= 32<<20 {
 		return lo

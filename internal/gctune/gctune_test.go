@@ -42,13 +42,13 @@ func TestMemoryLimitFor(t *testing.T) {
 }
 
 // TestRecentURLs: 32Ki and one more for each 256 bytes of the soft limit
-// beyond 32 MiB, up to 128Ki; 128Ki without a limit.
+// beyond 32 MiB, up to 64Ki; 64Ki without a limit.
 func TestRecentURLs(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	for _, tt := range []struct {
 		limit int64
 		want  int
-	}{{math.MaxInt64, 128 << 10}, {DefaultMemoryLimit, 128 << 10}, {MemoryLimitFor(64 << 20), 32 << 10}, {48 << 20, 96 << 10}, {40 << 20, 64 << 10}, {8 << 20, 32 << 10}} {
+	}{{math.MaxInt64, 64 << 10}, {DefaultMemoryLimit, 64 << 10}, {MemoryLimitFor(64 << 20), 32 << 10}, {36 << 20, 48 << 10}, {40 << 20, 64 << 10}, {8 << 20, 32 << 10}} {
 		debug.SetMemoryLimit(tt.limit)
 		if got := RecentURLs(); got != tt.want {
 			t.Errorf("RecentURLs() under a limit of %d = %d, want %d", tt.limit, got, tt.want)
