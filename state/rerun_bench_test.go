@@ -10,8 +10,9 @@ import (
 
 // BenchmarkRerunReads reads what an unchanged rerun under a revisit
 // policy reads of each listing page of a state that holds 500 listing
-// pages of 20 item pages each: the listing's memo, then what the memos of
-// its item pages say of when they are due.
+// pages of 20 item pages each, as the bundled catalog's are: the
+// listing's memo, then what the memos of its item pages say of when they
+// are due.
 func BenchmarkRerunReads(b *testing.B) {
 	const listings, perListing = 500, 20
 	db, err := Open(b.TempDir(), Options{})
@@ -34,8 +35,7 @@ func BenchmarkRerunReads(b *testing.B) {
 		batch := &crawl.Batch{}
 		for i := l * perListing; i < (l+1)*perListing; i++ {
 			e := crawl.Entry{URL: itemURL(i), Kind: crawl.KindItem, Card: fmt.Sprintf("%016x", i)}
-			m.Links = append(m.Links, e)
-			m.Items = append(m.Items, crawl.ItemRef{Key: fmt.Sprintf("key-%d", i), URL: e.URL, Hash: fmt.Sprintf("%032x", i)})
+			m.Links = append(m.Links, e) // a listing yields links, its item pages the items
 			batch.Enqueue = append(batch.Enqueue, crawl.Queued{Seq: seq, Entry: e})
 			seq++
 		}
