@@ -43,8 +43,14 @@ type rawIceberg struct {
 	Warehouse string `toml:"warehouse"`
 }
 
-// icebergName matches one level of a namespace, or a table name.
-var icebergName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+// icebergName matches one level of a namespace, or a table name, of at
+// most maxIcebergName bytes (checked apart: a counted repetition in the
+// pattern would compile to 128 copies of its class, heap every process
+// holds).
+var icebergName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// maxIcebergName is the longest namespace level or table name, in bytes.
+const maxIcebergName = 128
 
 // icebergOutput checks "iceberg://NAMESPACE.TABLE" and returns it as it
 // stands, its scheme in lower case.
@@ -60,8 +66,8 @@ func (v *validator) icebergOutput(raw string) string {
 		return ""
 	}
 	for _, p := range parts {
-		if !icebergName.MatchString(p) {
-			v.errorf("output", "%q: %q is not a namespace or table name: letters, digits and _, not starting with a digit", raw, p)
+		if len(p) > maxIcebergName || !icebergName.MatchString(p) {
+			v.errorf("output", "%q: %q is not a namespace or table name: up to 128 letters, digits and _, not starting with a digit", raw, p)
 			return ""
 		}
 	}

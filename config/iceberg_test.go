@@ -18,6 +18,7 @@ func TestBadIcebergConfigsNameFileLineKey(t *testing.T) {
 	}{
 		{"iceberg output without a namespace", `output = "iceberg://books"` + "\n" + good, 1, "output", "names no namespace"},
 		{"iceberg output with a bad name", `output = "iceberg://shop.9books"` + "\n" + good, 1, "output", `"9books" is not a namespace or table name`},
+		{"iceberg output with a long name", `output = "iceberg://shop.` + strings.Repeat("b", 129) + `"` + "\n" + good, 1, "output", "up to 128 letters"},
 		{"iceberg output without its table", `output = "iceberg://shop.books"` + "\n" + good, 1, "output", "needs an [iceberg] table"},
 		{"iceberg table with another output", good + "[iceberg]\nuri = \"sqlite:///tmp/c.db\"\n", 9, "iceberg", "needs output = \"iceberg://NAMESPACE.TABLE\""},
 		{"iceberg catalog unknown", icebergDoc(`catalog = "hive"`), 11, "iceberg.catalog", `want "sql"`},
@@ -53,6 +54,8 @@ func TestIcebergOutput(t *testing.T) {
 	}{
 		{icebergDoc(`uri = "sqlite:///var/lib/books/catalog.db"`, `warehouse = "file:///var/lib/books/wh/"`),
 			Iceberg{Namespace: "shop", Table: "books", Catalog: "sql", URI: "sqlite:///var/lib/books/catalog.db", Warehouse: "file:///var/lib/books/wh", Line: 10}},
+		{strings.Replace(icebergDoc(`uri = "sqlite:///c.db"`, `warehouse = "file:///wh"`), "shop.books", "shop."+strings.Repeat("b", 128), 1),
+			Iceberg{Namespace: "shop", Table: strings.Repeat("b", 128), Catalog: "sql", URI: "sqlite:///c.db", Warehouse: "file:///wh", Line: 10}},
 		{strings.Replace(icebergDoc(`uri = "postgres://stage@db:5432/catalog"`, `warehouse = "s3://lake/wh/?region=eu-west-1"`), "shop.books", "lake.shop.books", 1),
 			Iceberg{Namespace: "lake.shop", Table: "books", Catalog: "sql", URI: "postgres://stage@db:5432/catalog", Warehouse: "s3://lake/wh/?region=eu-west-1", Line: 10}},
 		{icebergDoc(`uri = "sqlite:///var/lib/books/catalog.db"`, `warehouse = "s3://lake/wh?endpoint=http://127.0.0.1:7070&use_path_style=true&region=us-east-1&disable_https=true"`),

@@ -40,21 +40,37 @@ func partsPrefix(runPath, shard, attempt string) string {
 // _manifest.json and _SUCCESS; the shards' control files; the output's
 // _verdict.json. Nothing else is the stage's: a bucket is shared, and at
 // its root every other application's uploads are under the output too.
+// A run id's length is checked apart (runIDsFit): a counted repetition
+// such as {1,128} compiles to 128 copies of its class, heap that every
+// process would hold.
 var ownKey = regexp.MustCompile(`^(?:` +
-	`dt=\d{4}-\d{2}-\d{2}/run=[A-Za-z0-9._-]{1,128}/(?:` +
+	`dt=\d{4}-\d{2}-\d{2}/run=[A-Za-z0-9._-]+/(?:` +
 	`part-\d{5,}` + extensions + `|` +
 	`shard=\d+-of-\d+/[0-9a-f]+-part-\d{5,}` + extensions + `|` +
 	regexp.QuoteMeta(sink.VerdictFile) + `|` + regexp.QuoteMeta(sink.ManifestFile) + `|` + regexp.QuoteMeta(sink.SuccessFile) + `)` +
-	`|` + regexp.QuoteMeta(ShardsFolder) + `/run=[A-Za-z0-9._-]{1,128}/[^/]+(?:/[^/]+)*` +
+	`|` + regexp.QuoteMeta(ShardsFolder) + `/run=[A-Za-z0-9._-]+/[^/]+(?:/[^/]+)*` +
 	`|` + regexp.QuoteMeta(sink.VerdictFile) +
 	`)$`)
+
+// maxRunID is the longest run id the protocol writes, in bytes (the
+// stage refuses longer ones).
+const maxRunID = 128
 
 // extensions matches the part files' extensions.
 var extensions = `(?:` + regexp.QuoteMeta(sink.FormatParquet.Ext()) + `|` + regexp.QuoteMeta(sink.FormatArrow.Ext()) + `)`
 
 // OwnKey reports whether key, relative to the output's root, is one the
 // protocol could have written: only such staged parts are ever aborted.
-func OwnKey(key string) bool { return ownKey.MatchString(key) }
+func OwnKey(key string) bool { return ownKey.MatchString(key) && runIDsFit(key) }
+
+// runIDsFit reports whether the run id a key ownKey matches names, in its
+// second segment (dt=DATE/run=ID/... or .databrew-shards/run=ID/...), is
+// at most maxRunID bytes long.
+func runIDsFit(key string) bool {
+	_, rest, _ := strings.Cut(key, "/")
+	id, _, _ := strings.Cut(strings.TrimPrefix(rest, "run="), "/")
+	return len(id) <= maxRunID
+}
 
 // ownStaged accepts the staged parts the protocol could have left under
 // prefix.

@@ -52,10 +52,16 @@ func (s Shard) Valid() error {
 	return ValidRunID(s.RunID)
 }
 
-// runIDPattern admits the run ids an orchestrator may give: they name a
-// folder or key prefix (run=ID), so only characters every store and
-// shell take as they are.
-var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// runIDPattern admits the characters of the run ids an orchestrator may
+// give: they name a folder or key prefix (run=ID), so only characters
+// every store and shell take as they are; maxRunID bounds their length.
+// The bound is not a counted repetition in the pattern: {0,127} compiles
+// to 128 copies of the class, over 100 KB of heap that every process
+// would hold, and that the collector's goal would double.
+var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// maxRunID is the longest run id, in bytes.
+const maxRunID = 128
 
 // ValidRunID returns an error unless id can name a logical run: 1 to 128
 // letters, digits, dots, dashes and underscores, starting with a letter
@@ -63,7 +69,7 @@ var runIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 // "__0x41__" in a key as an escaped "A", so such a run's files and its
 // _SUCCESS would land under two different prefixes.
 func ValidRunID(id string) error {
-	if !runIDPattern.MatchString(id) {
+	if len(id) > maxRunID || !runIDPattern.MatchString(id) {
 		return fmt.Errorf("run id %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit "+
 			"(in Airflow, {{ ts_nodash }} or {{ run_id | replace(':', '-') | replace('+', '-') }})", id)
 	}
