@@ -52,12 +52,21 @@ func Line(when string) string {
 // faultPages is how many fresh pages FaultCost touches.
 const faultPages = 4096
 
-// FaultLine says what a page fault costs now (see FaultCost), or why it
-// could not be measured.
+// hugeBytes is how much memory HugeFaultCost touches.
+const hugeBytes = 16 << 20
+
+// FaultLine says what a page fault costs now (see FaultCost), and what
+// touching as much memory under MADV_HUGEPAGE costs (see HugeFaultCost),
+// or why either could not be measured.
 func FaultLine() string {
-	d, err := FaultCost()
-	if err != nil {
-		return fmt.Sprintf("page fault cost unknown (%v)", err)
+	line := "page fault cost unknown"
+	if d, err := FaultCost(); err != nil {
+		line += fmt.Sprintf(" (%v)", err)
+	} else {
+		line = fmt.Sprintf("a page fault took %.1f µs (%d fresh pages touched)", float64(d.Nanoseconds())/1e3, faultPages)
 	}
-	return fmt.Sprintf("a page fault took %.1f µs (%d fresh pages touched)", float64(d.Nanoseconds())/1e3, faultPages)
+	if d, err := HugeFaultCost(); err == nil {
+		line += fmt.Sprintf(", %d MiB under MADV_HUGEPAGE %.1f ms", hugeBytes>>20, float64(d.Microseconds())/1e3)
+	}
+	return line
 }

@@ -1,6 +1,7 @@
 package pressure
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,5 +25,21 @@ func TestFaultCostIsMeasured(t *testing.T) {
 	}
 	if d <= 0 || d > time.Millisecond {
 		t.Errorf("FaultCost = %v, want between 0 and 1ms", d)
+	}
+}
+
+// TestHugeFaultCostIsMeasured: touching memory advised for huge pages
+// takes some time, less than a millisecond a 4 KiB page, and FaultLine
+// says what it took.
+func TestHugeFaultCostIsMeasured(t *testing.T) {
+	d, err := HugeFaultCost()
+	if err != nil {
+		t.Skip(err)
+	}
+	if pages := time.Duration(hugeBytes / 4096); d <= 0 || d > pages*time.Millisecond {
+		t.Errorf("HugeFaultCost = %v, want between 0 and %v", d, pages*time.Millisecond)
+	}
+	if line := FaultLine(); !strings.Contains(line, "MiB under MADV_HUGEPAGE") {
+		t.Errorf("FaultLine = %q, want the huge page cost in it", line)
 	}
 }

@@ -3,7 +3,8 @@
 // follows the memory limit of the process's cgroup, when it has one. It
 // also sizes what the stage holds in memory by the limit in force: the
 // response bodies read at once (BodyBudget) and the state's recent parts
-// (RecentURLs).
+// (RecentURLs). On Linux it asks the kernel to back the heap with
+// transparent huge pages (hugepages.go).
 package gctune
 
 import (
@@ -53,7 +54,9 @@ func MemoryLimitFor(cgroupLimit uint64) int64 {
 
 // Apply sets DefaultGCPercent unless GOGC is set, and the soft memory
 // limit MemoryLimitFor gives for the process's cgroup unless GOMEMLIMIT
-// is set.
+// is set; then, on Linux with transparent huge pages in "madvise" mode and
+// unless GODEBUG holds disablethp=1, it asks for huge pages for the heap
+// up to that limit (see hugepages.go). A program calls it once, first.
 func Apply() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(DefaultGCPercent)
@@ -65,6 +68,7 @@ func Apply() {
 		}
 		debug.SetMemoryLimit(MemoryLimitFor(cgroupLimit))
 	}
+	applyHugePages()
 }
 
 // BodyBudget is what the big response bodies being read at once may hold
