@@ -11,13 +11,28 @@ import (
 )
 
 // applyHugePages asks for huge pages for the heap's next hugeHeapSize
-// bytes when the kernel's mode and GODEBUG allow it (see hugepages.go).
+// bytes when the kernel's mode and GODEBUG allow it (see hugepages.go),
+// until the heap comes near its limit (see hugepages_limit.go).
 func applyHugePages() {
 	enabled, err := os.ReadFile(thpEnabled)
 	if err != nil || !wantHugePages(thpMode(string(enabled)), os.Getenv("GODEBUG")) {
 		return
 	}
-	_, _, _ = adviseHeap(hugeHeapSize(), hugePageSize())
+	beg, end, err := adviseHeap(hugeHeapSize(), hugePageSize())
+	if err != nil || beg == end {
+		return
+	}
+	dropNearLimit(func() { _ = madviseRange(beg, end, unix.MADV_NOHUGEPAGE) })
+}
+
+// madviseRange gives advice over [beg, end), a range of the heap
+// adviseHeap advised (mapped for as long as the process lives: the
+// runtime never unmaps its heap).
+func madviseRange(beg, end uintptr, advice int) error {
+	if _, _, errno := unix.Syscall(unix.SYS_MADVISE, beg, end-beg, uintptr(advice)); errno != 0 {
+		return errno
+	}
+	return nil
 }
 
 // adviseHeap maps n bytes of heap at once (one allocation, which the

@@ -86,3 +86,31 @@ func smapsFlags() ([]mapping, error) {
 	}
 	return out, nil
 }
+
+// TestMadviseRangeTakesTheAdviceBack: after MADV_NOHUGEPAGE over the
+// advised range, its mappings carry the "nh" flag and no longer "hg".
+func TestMadviseRangeTakesTheAdviceBack(t *testing.T) {
+	beg, end, err := adviseHeap(8<<20, 2<<20)
+	if errors.Is(err, unix.EINVAL) {
+		t.Skip("the kernel has no transparent huge pages:", err)
+	}
+	if err != nil || beg == end {
+		t.Fatalf("adviseHeap: [%#x, %#x), %v", beg, end, err)
+	}
+	if err := madviseRange(beg, end, unix.MADV_NOHUGEPAGE); err != nil {
+		t.Fatal(err)
+	}
+	maps, err := smapsFlags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range maps {
+		if m.end <= beg || m.start >= end {
+			continue
+		}
+		flags := " " + m.flags + " "
+		if strings.Contains(flags, " hg ") || !strings.Contains(flags, " nh ") {
+			t.Errorf("mapping [%#x, %#x) has flags %q, want nh and no hg", m.start, m.end, m.flags)
+		}
+	}
+}

@@ -1,6 +1,12 @@
 package gctune
 
-import "testing"
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
 
 func TestTHPMode(t *testing.T) {
 	for _, tt := range []struct{ enabled, want string }{
@@ -31,6 +37,57 @@ func TestWantHugePages(t *testing.T) {
 	} {
 		if got := wantHugePages(tt.mode, tt.godebug); got != tt.want {
 			t.Errorf("wantHugePages(%q, %q) = %v, want %v", tt.mode, tt.godebug, got, tt.want)
+		}
+	}
+}
+
+func TestNearLimit(t *testing.T) {
+	for _, tt := range []struct {
+		goal  uint64
+		limit int64
+		want  bool
+	}{
+		{48 << 20, 64 << 20, true},
+		{48<<20 - 1, 64 << 20, false},
+		{10 << 20, 64 << 20, false},
+		{100 << 20, 64 << 20, true},
+		{1 << 30, 0, false},
+	} {
+		if got := nearLimit(tt.goal, tt.limit); got != tt.want {
+			t.Errorf("nearLimit(%d, %d) = %v, want %v", tt.goal, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestDropNearLimit: the undo runs after a collection whose goal is near
+// the soft memory limit, and not before.
+func TestDropNearLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	undone := make(chan struct{}, 1)
+	dropNearLimit(func() { undone <- struct{}{} })
+	for range 5 {
+		runtime.GC()
+	}
+	select {
+	case <-undone:
+		t.Fatal("undone far below the limit")
+	default:
+	}
+	// 4 MiB kept alive under a limit of 4 MiB: the goal is past three
+	// quarters of it.
+	debug.SetMemoryLimit(4 << 20)
+	keep := make([]byte, 4<<20)
+	deadline := time.After(time.Minute)
+	for {
+		runtime.GC()
+		select {
+		case <-undone:
+			runtime.KeepAlive(keep)
+			return
+		case <-deadline:
+			t.Fatal("not undone a minute after the goal came near the limit")
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }
