@@ -4,7 +4,8 @@
 // also sizes what the stage holds in memory by the limit in force: the
 // response bodies read at once (BodyBudget) and the state's recent parts
 // (RecentURLs). On Linux it asks the kernel to back the heap with
-// transparent huge pages (hugepages.go).
+// transparent huge pages until the heap comes near its limit
+// (hugepages.go, hugepages_limit.go).
 package gctune
 
 import (
@@ -56,7 +57,8 @@ func MemoryLimitFor(cgroupLimit uint64) int64 {
 // limit MemoryLimitFor gives for the process's cgroup unless GOMEMLIMIT
 // is set; then, on Linux with transparent huge pages in "madvise" mode and
 // unless GODEBUG holds disablethp=1, it asks for huge pages for the heap
-// up to that limit (see hugepages.go). A program calls it once, first.
+// up to that limit, and takes the advice back once the collector's goal
+// comes near the limit (see hugepages.go). A program calls it once, first.
 func Apply() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(DefaultGCPercent)

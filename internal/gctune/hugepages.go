@@ -24,7 +24,8 @@ import (
 // 4 KiB pages where it has no huge page to give or a cgroup's limit
 // refuses one; the runtime's scavenger, which returns free heap to the
 // kernel in smaller pieces, splits a huge page it returns part of. The
-// heap beyond what was advised grows as before.
+// heap beyond what was advised grows as before. At 1,000,000 items the
+// advice costs about 5 % (hugepages_limit.go).
 
 // MaxHugeHeap bounds the heap Apply asks huge pages for.
 const MaxHugeHeap = 256 << 20
