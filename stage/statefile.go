@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 
 	"github.com/databrew/databrew-stage/config"
@@ -57,6 +58,32 @@ func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*st
 		log.Warn("the state file was empty, as a crash while it was created leaves it: the run starts a new state", "file", path)
 	}
 	return db, nil
+}
+
+// AdviseHeap asks for huge pages for the process's heap when each of
+// cfgs resumes a state file, the largest no larger than the soft memory
+// limit (gctune.AdviseHugePagesFor): an unchanged rerun's time is largely
+// first touches of fresh heap, which huge pages make cheaper, while a long
+// run pays for them. A program calls it once, before Run and early, while
+// its heap is still small; a run that starts over (Options.ResetState)
+// does not call it.
+func AdviseHeap(cfgs ...config.Config) {
+	gctune.AdviseHugePagesFor(resumedStateBytes(cfgs))
+}
+
+// resumedStateBytes is the size in bytes of the largest of cfgs' state
+// files, 0 when one of them has none yet (its run is a first crawl) or
+// cannot be examined, or when cfgs is empty.
+func resumedStateBytes(cfgs []config.Config) int64 {
+	var largest int64
+	for _, cfg := range cfgs {
+		fi, err := os.Stat(filepath.Join(cfg.Storage, state.FileName))
+		if err != nil || fi.Size() == 0 {
+			return 0
+		}
+		largest = max(largest, fi.Size())
+	}
+	return largest
 }
 
 // repairHint is the way out of a damaged state file.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/renameio/v2"
 
+	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
@@ -144,6 +145,13 @@ func runCmd(args []string, env Env) int {
 	cfgs, ok := loadConfigs(fs.Args(), env, true)
 	if !ok {
 		return ExitUsage
+	}
+	if !f.resetState {
+		resumed := make([]config.Config, len(cfgs))
+		for i, cfg := range cfgs {
+			resumed[i] = *cfg
+		}
+		stage.AdviseHeap(resumed...)
 	}
 	pipes, err := openPipes(env)
 	if err != nil {

@@ -3,9 +3,10 @@
 // follows the memory limit of the process's cgroup, when it has one. It
 // also sizes what the stage holds in memory by the limit in force: the
 // response bodies read at once (BodyBudget) and the state's recent parts
-// (RecentURLs). On Linux it asks the kernel to back the heap with
-// transparent huge pages until the heap comes near its limit
-// (hugepages.go, hugepages_limit.go).
+// (RecentURLs). On Linux it asks the kernel to back the heap of a run
+// that resumes a small state with transparent huge pages, until the heap
+// comes near its limit (AdviseHugePagesFor; hugepages.go,
+// hugepages_limit.go).
 package gctune
 
 import (
@@ -55,10 +56,9 @@ func MemoryLimitFor(cgroupLimit uint64) int64 {
 
 // Apply sets DefaultGCPercent unless GOGC is set, and the soft memory
 // limit MemoryLimitFor gives for the process's cgroup unless GOMEMLIMIT
-// is set; then, on Linux with transparent huge pages in "madvise" mode and
-// unless GODEBUG holds disablethp=1, it asks for huge pages for the heap
-// up to that limit, and takes the advice back once the collector's goal
-// comes near the limit (see hugepages.go). A program calls it once, first.
+// is set. A program calls it once, first; the stage then asks for huge
+// pages for the heap when its run resumes a small state
+// (AdviseHugePagesFor).
 func Apply() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(DefaultGCPercent)
@@ -70,7 +70,6 @@ func Apply() {
 		}
 		debug.SetMemoryLimit(MemoryLimitFor(cgroupLimit))
 	}
-	applyHugePages()
 }
 
 // BodyBudget is what the big response bodies being read at once may hold

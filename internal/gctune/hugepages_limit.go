@@ -6,20 +6,15 @@ import (
 	"runtime/metrics"
 )
 
-// A crawl of 1,000,000 items, whose heap stays at the soft memory limit
-// for nearly all of it, ran about 5 % slower with the heap advised (five
-// alternated pairs: 105.9 s against 100.3 s on the means, CPU 131.8
-// against 123.7 s). Near the limit the runtime's scavenger returns free
-// heap 64 KiB at a time, splitting the huge pages it returns part of, and
-// khugepaged collapses them again; so once the collector's goal reaches
+// A run whose heap comes near the soft memory limit keeps on huge pages
+// only what it had by then: once the collector's goal reaches
 // nearHugeLimit quarters of the limit, the advice is taken back
-// (MADV_NOHUGEPAGE): the huge pages already given stay, and the heap
-// grows on 4 KiB pages from then on. This did not remove the cost: three
-// pairs with it ran 107.8 s against 103.1 s, and the kernel's counters
-// showed about 140 splits and 60 collapses a run, too few to explain five
-// seconds. The cause is not known yet (see the README's Performance).
-// A run that never comes near the limit (an unchanged rerun, a small
-// crawl) keeps the advice to its end.
+// (MADV_NOHUGEPAGE), and the heap grows on 4 KiB pages from then on,
+// which bounds what stays on huge pages. That does not make a long run as
+// fast as one that
+// never asked (hugepages.go): AdviseHugePagesFor asks only for runs that
+// resume a state smaller than the limit, whose heap seldom comes near
+// it. An unchanged rerun keeps the advice to its end.
 
 // nearHugeLimit is the share of the soft memory limit, in quarters, that
 // the collector's goal reaches when the advice is taken back.

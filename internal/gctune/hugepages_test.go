@@ -41,6 +41,26 @@ func TestWantHugePages(t *testing.T) {
 	}
 }
 
+// TestSmallState: huge pages for a run that resumes a state no larger
+// than the soft limit, only under a limit, never for a new state.
+func TestSmallState(t *testing.T) {
+	for _, tt := range []struct {
+		state, limit int64
+		want         bool
+	}{
+		{12 << 20, 64 << 20, true},
+		{64 << 20, 64 << 20, true},
+		{64<<20 + 1, 64 << 20, false},
+		{300 << 20, 64 << 20, false},
+		{0, 64 << 20, false},
+		{12 << 20, math.MaxInt64, false},
+	} {
+		if got := smallState(tt.state, tt.limit); got != tt.want {
+			t.Errorf("smallState(%d, %d) = %v, want %v", tt.state, tt.limit, got, tt.want)
+		}
+	}
+}
+
 func TestNearLimit(t *testing.T) {
 	for _, tt := range []struct {
 		goal  uint64
