@@ -103,8 +103,8 @@ func wantHugePages(mode, godebug string) bool {
 	return true
 }
 
-// hugeHeapSize is how much heap applyHugePages asks huge pages for: the soft
-// memory limit in force, at most MaxHugeHeap.
+// hugeHeapSize is how much heap applyHugePages asks huge pages for: the
+// soft memory limit in force, at most MaxHugeHeap.
 func hugeHeapSize() int {
 	return int(min(debug.SetMemoryLimit(-1), MaxHugeHeap))
 }
