@@ -8,5 +8,7 @@
 // or bucket prefix under the table's location), hands the run's pending
 // versions to package publish, which holds the publish protocol, and
 // writes .last_run.json.
-// Run and Commit are the Go API of databrew-stage.
+// Run and Commit are the Go API of databrew-stage; AdviseHeap, which a
+// program calls before Run, tunes the process's heap for the runs its
+// configs' states foretell (huge pages for a rerun of a small state).
 package stage
