@@ -16,7 +16,7 @@ import (
 func TestResumedStateBytes(t *testing.T) {
 	f := newFixture(t, catalogsite.Options{Items: 20})
 	cfg := f.config(nil, "")
-	if got := resumedStateBytes([]config.Config{cfg}); got != 0 {
+	if got := resumedStateBytes([]*config.Config{&cfg}); got != 0 {
 		t.Errorf("before the first run: %d bytes, want 0", got)
 	}
 	f.run(cfg, Options{})
@@ -24,7 +24,7 @@ func TestResumedStateBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resumedStateBytes([]config.Config{cfg}); got != fi.Size() || got == 0 {
+	if got := resumedStateBytes([]*config.Config{&cfg}); got != fi.Size() || got == 0 {
 		t.Errorf("a rerun: %d bytes, want the state file's %d", got, fi.Size())
 	}
 
@@ -33,12 +33,12 @@ func TestResumedStateBytes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(small.Storage, state.FileName), make([]byte, 4096), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got := resumedStateBytes([]config.Config{small, cfg}); got != fi.Size() {
+	if got := resumedStateBytes([]*config.Config{&small, &cfg}); got != fi.Size() {
 		t.Errorf("two reruns: %d bytes, want the larger state's %d", got, fi.Size())
 	}
 	fresh := cfg
 	fresh.Storage = t.TempDir()
-	if got := resumedStateBytes([]config.Config{cfg, fresh}); got != 0 {
+	if got := resumedStateBytes([]*config.Config{&cfg, &fresh}); got != 0 {
 		t.Errorf("a rerun and a first crawl: %d bytes, want 0", got)
 	}
 }

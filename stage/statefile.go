@@ -64,17 +64,17 @@ func openState(cfg config.Config, opts Options, runs int, log *slog.Logger) (*st
 // cfgs resumes a state file, the largest no larger than the soft memory
 // limit (gctune.AdviseHugePagesFor): about a third of an unchanged
 // 10,000-item rerun's time went to first touches of fresh heap, which
-// huge pages make cheaper, while a long run pays for them. A program calls it once, before Run and early, while
-// its heap is still small; a run that starts over (Options.ResetState)
-// does not call it.
-func AdviseHeap(cfgs ...config.Config) {
+// huge pages make cheaper, while a long run pays for them. A program
+// calls it once, before Run and early, while its heap is still small; a
+// run that starts over (Options.ResetState) does not call it.
+func AdviseHeap(cfgs ...*config.Config) {
 	gctune.AdviseHugePagesFor(resumedStateBytes(cfgs))
 }
 
 // resumedStateBytes is the size in bytes of the largest of cfgs' state
 // files, 0 when one of them has none yet (its run is a first crawl) or
 // cannot be examined, or when cfgs is empty.
-func resumedStateBytes(cfgs []config.Config) int64 {
+func resumedStateBytes(cfgs []*config.Config) int64 {
 	var largest int64
 	for _, cfg := range cfgs {
 		fi, err := os.Stat(filepath.Join(cfg.Storage, state.FileName))

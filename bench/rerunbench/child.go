@@ -67,7 +67,7 @@ func runChild(req string) error {
 	if err != nil {
 		return err
 	}
-	stage.AdviseHeap(*cfg) // as the databrew-stage binary does
+	stage.AdviseHeap(cfg) // as the databrew-stage binary does
 	if rq.CPUProfile != "" {
 		f, err := os.Create(rq.CPUProfile)
 		if err != nil {

@@ -107,7 +107,7 @@ func run() int {
 			return fail(1, err.Error())
 		}
 	}
-	stage.AdviseHeap(*cfg) // as the databrew-stage binary does; a first crawl asks nothing
+	stage.AdviseHeap(cfg) // as the databrew-stage binary does; a first crawl asks nothing
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	var onPeak func()

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/renameio/v2"
 
-	"github.com/databrew/databrew-stage/config"
 	"github.com/databrew/databrew-stage/objstore"
 	"github.com/databrew/databrew-stage/stage"
 	"github.com/databrew/databrew-stage/verdict"
@@ -147,11 +146,7 @@ func runCmd(args []string, env Env) int {
 		return ExitUsage
 	}
 	if !f.resetState {
-		resumed := make([]config.Config, len(cfgs))
-		for i, cfg := range cfgs {
-			resumed[i] = *cfg
-		}
-		stage.AdviseHeap(resumed...)
+		stage.AdviseHeap(cfgs...)
 	}
 	pipes, err := openPipes(env)
 	if err != nil {

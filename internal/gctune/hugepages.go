@@ -19,7 +19,7 @@ import (
 // 10,000 items touches about 12 MiB of fresh heap: it took 0.112 to
 // 0.135 s with 3,000 to 3,400 faults, and 0.081 to 0.097 s with 544 to
 // 1,023 once the heap asked for huge pages (three program runs of five
-// reruns each way, alternated). applyHugePages therefore maps the heap's
+// reruns each way, alternated; warm, the state file in the page cache). applyHugePages therefore maps the heap's
 // next bytes up to the soft memory limit (at most MaxHugeHeap) at once,
 // asks for huge pages over them, and hands them back to the kernel
 // unused: the heap then grows into them, 2 MiB a fault. The kernel falls

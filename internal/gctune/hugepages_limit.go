@@ -11,10 +11,10 @@ import (
 // nearHugeLimit quarters of the limit, the advice is taken back
 // (MADV_NOHUGEPAGE), and the heap grows on 4 KiB pages from then on,
 // which bounds what stays on huge pages. That does not make a long run as
-// fast as one that
-// never asked (hugepages.go): AdviseHugePagesFor asks only for runs that
-// resume a state smaller than the limit, whose heap seldom comes near
-// it. An unchanged rerun keeps the advice to its end.
+// fast as one that never asked (hugepages.go), so AdviseHugePagesFor
+// asks only for runs that resume a state no larger than the limit (an
+// unchanged rerun of 10,000 items allocates about 15 MiB in all, and
+// keeps the advice to its end).
 
 // nearHugeLimit is the share of the soft memory limit, in quarters, that
 // the collector's goal reaches when the advice is taken back.
